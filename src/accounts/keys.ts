@@ -1,0 +1,55 @@
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { AccountStore, KeyLimits, KeyRecord } from "./store.js";
+
+/**
+ * API keys look like `svc_<prefix>_<secret>`: the prefix (8 hex) finds the key, the secret (32 bytes,
+ * base64url) proves it. Only sha256(key) is stored; comparison is constant-time.
+ */
+const KEY_RE = /^svc_([0-9a-f]{8})_([A-Za-z0-9_-]{16,128})$/;
+
+export function hashKey(key: string): string {
+  return createHash("sha256").update(key, "utf8").digest("hex");
+}
+
+export function makeKeyString(): string {
+  return `svc_${randomBytes(4).toString("hex")}_${randomBytes(32).toString("base64url")}`;
+}
+
+/** Prefix of a key, safe to log. */
+export function keyPrefix(key: string): string | null {
+  return KEY_RE.exec(key)?.[1] ?? null;
+}
+
+export function createKey(
+  store: AccountStore,
+  name: string,
+  limits: KeyLimits,
+  keyString: string = makeKeyString(),
+): { key: string; record: KeyRecord } {
+  const prefix = keyPrefix(keyString);
+  if (!prefix) throw new Error("a key must look like svc_<8 hex>_<16-128 characters of [A-Za-z0-9_-]>");
+  if (store.findByPrefix(prefix)) throw new Error(`a key with prefix ${prefix} already exists`);
+  const record: KeyRecord = {
+    id: `key_${randomBytes(8).toString("hex")}`,
+    name,
+    prefix,
+    hash: hashKey(keyString),
+    createdAt: new Date().toISOString(),
+    revokedAt: null,
+    ...limits,
+  };
+  store.insertKey(record);
+  return { key: keyString, record };
+}
+
+/** The active key record for a presented key, or null (unknown, malformed or revoked). */
+export function authenticate(store: AccountStore, presented: string): KeyRecord | null {
+  const prefix = keyPrefix(presented);
+  if (!prefix) return null;
+  const record = store.findByPrefix(prefix);
+  if (!record) return null;
+  const a = Buffer.from(hashKey(presented), "hex");
+  const b = Buffer.from(record.hash, "hex");
+  if (a.length !== b.length || !timingSafeEqual(a, b)) return null;
+  return record.revokedAt ? null : record;
+}

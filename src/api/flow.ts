@@ -1,0 +1,71 @@
+import type { KeyRecord } from "../accounts/store.js";
+import type { Limiter } from "../accounts/limits.js";
+import type { AccountStore } from "../accounts/store.js";
+import { answerNumbers, type AnswerNumbers } from "../engine/answer.js";
+import type { Engine } from "../engine/engine.js";
+import { ApiError } from "../http/errors.js";
+import type { DecisionRequest, Question } from "../questions/question.js";
+import { PUBLIC_MODELS, resolveModel } from "./models.js";
+
+export interface Answered {
+  /** The versioned model that answered. */
+  model: string;
+  results: { question: Question; numbers: AnswerNumbers }[];
+  inputTokens: number;
+}
+
+/** The engine and whether it can run now. */
+export interface EngineHandle {
+  engine: Engine;
+  state: "loading" | "ready" | "failed";
+}
+
+export interface FlowDeps {
+  engine: EngineHandle;
+  store: AccountStore;
+  limiter: Limiter;
+}
+
+/**
+ * The part both APIs share after their own parsing: model resolution, tokens and quota, the engine,
+ * the answer math and the usage record. The record is committed before this returns, so a response
+ * is only ever sent for a request that is billed; anything that fails before that is not billed.
+ */
+export async function answer(
+  deps: FlowDeps,
+  req: DecisionRequest,
+  ctx: { key: KeyRecord; requestId: string; endpoint: string },
+): Promise<Answered> {
+  const model = resolveModel(req.model);
+  if (model === null) {
+    throw new ApiError(404, "model_not_found", { params: { model: req.model, available: PUBLIC_MODELS.join(", ") } });
+  }
+  const { engine, state } = deps.engine;
+  if (state !== "ready") {
+    throw new ApiError(503, state === "loading" ? "model_loading" : "model_failed", {
+      headers: { "retry-after": state === "loading" ? "5" : "30" },
+    });
+  }
+  const plan = engine.plan(req.state, req.questions);
+  deps.limiter.reserve(ctx.key, plan.inputTokens);
+  let billed = false;
+  try {
+    const raw = await engine.run(plan);
+    const results = plan.questions.map((qp, i) => ({
+      question: qp.question,
+      numbers: answerNumbers(qp.question.kind, raw[i], qp.question.options.map((o) => o.key), engine.calibration),
+    }));
+    deps.store.recordUsage({
+      keyId: ctx.key.id,
+      requestId: ctx.requestId,
+      endpoint: ctx.endpoint,
+      model,
+      inputTokens: plan.inputTokens,
+      at: Date.now(),
+    });
+    billed = true;
+    return { model, results, inputTokens: plan.inputTokens };
+  } finally {
+    deps.limiter.settle(ctx.key, plan.inputTokens, billed);
+  }
+}

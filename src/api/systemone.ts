@@ -1,0 +1,112 @@
+import { ApiError, type Problem } from "../http/errors.js";
+import type { AnswerNumbers } from "../engine/answer.js";
+import type { DecisionRequest, Question } from "../questions/question.js";
+import {
+  LIMITS,
+  isPlainObject,
+  readChoiceOptions,
+  readModelName,
+  readQuestionMap,
+  readScoreLevels,
+  readText,
+  readYesNo,
+  type Loc,
+} from "../questions/fields.js";
+import { renderText } from "../questions/render.js";
+
+/** Wire shapes of POST /v1/systemone (TypeSafe System One compatible). */
+export type SystemOneAnswer =
+  | { type: "noul"; noul: number }
+  | { type: "choice"; choice: string; probabilities: Record<string, number>; confidence: number }
+  | {
+      type: "score";
+      score: number;
+      legend: Record<string, string | null>;
+      probabilities: Record<string, number>;
+      confidence: number;
+    };
+
+export interface SystemOneResponse {
+  model: string;
+  answers: Record<string, SystemOneAnswer>;
+  usage: { input_tokens: number; output_tokens: 0 };
+}
+
+const TYPES = ["noul", "choice", "score"] as const;
+
+function readQuestion(key: string, value: unknown, loc: Loc, problems: Problem[]): Question | null {
+  if (!isPlainObject(value)) {
+    problems.push({ loc, code: "dict_type", type: "dict_type" });
+    return null;
+  }
+  const type = value.type;
+  if (type === undefined || type === null) {
+    problems.push({ loc: [...loc, "type"], code: "missing", type: "missing" });
+    return null;
+  }
+  if (typeof type === "string" && ["box", "image", "asset", "file"].includes(type.toLowerCase())) {
+    problems.push({ loc: [...loc, "type"], code: "text_only", type: "text_only" });
+    return null;
+  }
+  if (typeof type !== "string" || !(TYPES as readonly string[]).includes(type)) {
+    problems.push({
+      loc: [...loc, "type"],
+      code: "question_type",
+      type: "literal_error",
+      params: { allowed: "'noul', 'choice' or 'score'" },
+    });
+    return null;
+  }
+  const kind = type as Question["kind"];
+  const text = readText(value.instructions, [...loc, "instructions"], problems, {
+    nullable: true,
+    maxChars: LIMITS.maxInstructionChars,
+  });
+  const cLoc = [...loc, "criteria"];
+  const q: Question = { key, kind, text, options: [], yes: null, no: null };
+  if (kind === "choice") q.options = readChoiceOptions(value.criteria, cLoc, problems);
+  else if (kind === "score") q.options = readScoreLevels(value.criteria, cLoc, problems);
+  else {
+    const sides = readYesNo(value.criteria, cLoc, problems, { yes: "true", no: "false" });
+    q.yes = sides.yes;
+    q.no = sides.no;
+    if (text === null && sides.yes === null && sides.no === null && value.instructions == null) {
+      problems.push({ loc, code: "noul_nothing", type: "value_error" });
+    }
+  }
+  return q;
+}
+
+/** Parses and validates a /v1/systemone body. Throws ApiError(422) listing every problem found. */
+export function parseSystemOne(body: unknown): DecisionRequest {
+  const problems: Problem[] = [];
+  if (!isPlainObject(body)) {
+    throw ApiError.validation([{ loc: [], code: "dict_type", type: "dict_type" }]);
+  }
+  const model = readModelName(body.model, ["model"], problems);
+  const state = readText(body.state, ["state"], problems, { nullable: false }) ?? "";
+  const questions: Question[] = [];
+  for (const [key, value] of readQuestionMap(body.questions, ["questions"], problems)) {
+    const q = readQuestion(key, value, ["questions", key], problems);
+    if (q) questions.push(q);
+  }
+  if (problems.length > 0) throw ApiError.validation(problems);
+  return { model, state, questions };
+}
+
+function round(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}
+
+/** Serializes answer numbers into the System One wire shape. */
+export function systemOneAnswer(q: Question, a: AnswerNumbers): SystemOneAnswer {
+  if (q.kind === "noul") return { type: "noul", noul: a.probabilities[1] };
+  const probabilities: Record<string, number> = {};
+  q.options.forEach((o, i) => (probabilities[o.key] = a.probabilities[i]));
+  if (q.kind === "choice") {
+    return { type: "choice", choice: q.options[a.best].key, probabilities, confidence: a.confidence };
+  }
+  const legend: Record<string, string | null> = {};
+  q.options.forEach((o) => (legend[o.key] = o.description === null ? null : renderText(o.description)));
+  return { type: "score", score: round(a.expected ?? 0), legend, probabilities, confidence: a.confidence };
+}

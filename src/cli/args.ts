@@ -1,0 +1,34 @@
+/** Minimal flag parser: `--name value`, `--name=value`, `--flag`; the rest are positionals. */
+export interface Args {
+  positionals: string[];
+  flags: Map<string, string | true>;
+}
+
+export function parseArgs(argv: string[], booleans: string[] = []): Args {
+  const positionals: string[] = [];
+  const flags = new Map<string, string | true>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a.startsWith("--")) {
+      const eq = a.indexOf("=");
+      if (eq > 0) flags.set(a.slice(2, eq), a.slice(eq + 1));
+      else if (booleans.includes(a.slice(2)) || i + 1 >= argv.length) flags.set(a.slice(2), true);
+      else flags.set(a.slice(2), argv[++i]);
+    } else positionals.push(a);
+  }
+  return { positionals, flags };
+}
+
+export function flagString(args: Args, name: string): string | undefined {
+  const v = args.flags.get(name);
+  if (v === true) throw new Error(`--${name} needs a value`);
+  return v;
+}
+
+export function flagInt(args: Args, name: string): number | null {
+  const v = flagString(args, name);
+  if (v === undefined) return null;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a whole number >= 0, got ${v}`);
+  return n;
+}

@@ -1,0 +1,239 @@
+import { createKey } from "../accounts/keys.js";
+import { Limiter } from "../accounts/limits.js";
+import { openSqliteStore } from "../accounts/sqlite-store.js";
+import type { AccountStore, KeyLimits } from "../accounts/store.js";
+import type { EngineHandle } from "../api/flow.js";
+import { answerNumbers } from "../engine/answer.js";
+import { createEngine } from "../engine/registry.js";
+import { startServer } from "../http/server.js";
+import { dbPath, loadConfig, type Config } from "../config.js";
+import type { Question } from "../questions/question.js";
+import { flagInt, flagString, parseArgs, type Args } from "./args.js";
+
+const USAGE = `svc: a self-hostable decision service
+
+  svc serve                          start the HTTP server (HOST, PORT, SVC_DATA_DIR, ...)
+  svc keys create --name N [--per-minute N] [--per-day N] [--monthly-tokens N]
+                                     create a key; the key is printed once, alone on the last line
+  svc keys list                      list keys (never the keys themselves)
+  svc keys revoke <id|prefix>        revoke a key
+  svc usage [--month YYYY-MM] [--key <id|prefix>] [--json]
+                                     requests and input tokens per key for a month (default: this month)
+  svc ask --state TEXT (--noul Q | --choice Q --options a,b,c | --score Q --levels l0,l1,l2)
+                                     ask the model one question from the command line
+  svc eval [--dir eval/dev] [--threshold X] [--json]
+                                     accuracy and calibration on the labeled set
+`;
+
+function withStore<T>(config: Config, fn: (store: AccountStore) => T): T {
+  const store = openSqliteStore(dbPath(config), { sync: config.dbSync });
+  try {
+    return fn(store);
+  } finally {
+    store.close();
+  }
+}
+
+function keyLimits(args: Args): KeyLimits {
+  return {
+    perMinute: flagInt(args, "per-minute"),
+    perDay: flagInt(args, "per-day"),
+    monthlyTokens: flagInt(args, "monthly-tokens"),
+  };
+}
+
+function fmtLimit(v: number | null): string {
+  return v === null ? "default" : v === 0 ? "unlimited" : String(v);
+}
+
+function keysCommand(config: Config, args: Args): number {
+  const [, sub, target] = args.positionals;
+  return withStore(config, (store) => {
+    if (sub === "create") {
+      const name = flagString(args, "name");
+      if (!name) throw new Error("keys create needs --name");
+      const { key, record } = createKey(store, name, keyLimits(args));
+      process.stdout.write(
+        `created ${record.id} name=${record.name} prefix=${record.prefix} per_minute=${fmtLimit(record.perMinute)} ` +
+          `per_day=${fmtLimit(record.perDay)} monthly_tokens=${fmtLimit(record.monthlyTokens)}\n` +
+          `the key is shown once; store it now:\n${key}\n`,
+      );
+      return 0;
+    }
+    if (sub === "list") {
+      const rows = store.listKeys();
+      process.stdout.write("id                    name                 prefix    created                   status   per_minute per_day monthly_tokens\n");
+      for (const k of rows) {
+        process.stdout.write(
+          `${k.id.padEnd(21)} ${k.name.slice(0, 20).padEnd(20)} ${k.prefix}  ${k.createdAt.padEnd(25)} ${(k.revokedAt ? "revoked" : "active").padEnd(8)} ` +
+            `${fmtLimit(k.perMinute).padEnd(10)} ${fmtLimit(k.perDay).padEnd(7)} ${fmtLimit(k.monthlyTokens)}\n`,
+        );
+      }
+      return 0;
+    }
+    if (sub === "revoke") {
+      if (!target) throw new Error("keys revoke needs an id or a prefix");
+      const k = store.revokeKey(target);
+      if (!k) {
+        process.stderr.write(`svc: no key with id or prefix ${target}\n`);
+        return 1;
+      }
+      process.stdout.write(`revoked ${k.id} (${k.name}, prefix ${k.prefix}) at ${k.revokedAt}\n`);
+      return 0;
+    }
+    throw new Error(`unknown keys command ${sub ?? ""}\n${USAGE}`);
+  });
+}
+
+function monthRange(month: string | undefined): { from: number; to: number; label: string } {
+  const now = new Date();
+  const m = month ?? `${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, "0")}`;
+  const match = /^(\d{4})-(\d{2})$/.exec(m);
+  if (!match || Number(match[2]) < 1 || Number(match[2]) > 12) throw new Error(`--month must be YYYY-MM, got ${m}`);
+  const y = Number(match[1]);
+  const mo = Number(match[2]) - 1;
+  return { from: Date.UTC(y, mo, 1), to: Date.UTC(y, mo + 1, 1), label: m };
+}
+
+function usageCommand(config: Config, args: Args): number {
+  const { from, to, label } = monthRange(flagString(args, "month"));
+  const key = flagString(args, "key");
+  return withStore(config, (store) => {
+    const rows = store.report(from, to, key);
+    if (key && rows.length === 0) {
+      process.stderr.write(`svc: no key with id or prefix ${key}\n`);
+      return 1;
+    }
+    if (args.flags.has("json")) {
+      process.stdout.write(`${JSON.stringify({ month: label, keys: rows })}\n`);
+      return 0;
+    }
+    process.stdout.write(`usage for ${label} (UTC)\nid                    name                 prefix    requests  input_tokens\n`);
+    for (const r of rows) {
+      process.stdout.write(
+        `${r.keyId.padEnd(21)} ${r.name.slice(0, 20).padEnd(20)} ${r.prefix}  ${String(r.requests).padStart(8)}  ${String(r.inputTokens).padStart(12)}\n`,
+      );
+    }
+    return 0;
+  });
+}
+
+async function serveCommand(config: Config): Promise<number> {
+  const store = openSqliteStore(dbPath(config), { sync: config.dbSync });
+  if (store.listKeys().length === 0) {
+    const { key, record } = createKey(
+      store,
+      "bootstrap",
+      { perMinute: null, perDay: null, monthlyTokens: null },
+      config.bootstrapKey ?? undefined,
+    );
+    process.stdout.write(
+      `no keys yet: created ${record.id} (prefix ${record.prefix}).` +
+        (config.bootstrapKey ? " It is the key from SVC_BOOTSTRAP_KEY.\n" : ` The key is shown once:\n${key}\n`),
+    );
+  }
+  const handle: EngineHandle = { engine: createEngine({ workers: config.workers }), state: "loading" };
+  const limiter = new Limiter(store, config.limits);
+  const running = await startServer(
+    { engine: handle, store, limiter, bodyTimeoutMs: config.bodyTimeoutMs, log: config.log },
+    config.host,
+    config.port,
+  );
+  process.stdout.write(`svc listening on ${running.url}\n`);
+  const load = async (): Promise<void> => {
+    const t0 = performance.now();
+    try {
+      await handle.engine.load();
+      handle.state = "ready";
+      process.stdout.write(`model ${handle.engine.info.backend} ready in ${Math.round(performance.now() - t0)} ms\n`);
+    } catch (err) {
+      handle.state = "failed";
+      process.stderr.write(`svc: the model could not be loaded: ${(err as Error).message}; retrying in 30 s\n`);
+      setTimeout(() => void load(), 30_000).unref();
+    }
+  };
+  void load();
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      process.stdout.write(`${signal}: finishing in-flight requests\n`);
+      void running
+        .shutdown(10_000)
+        .then(() => handle.engine.close())
+        .finally(() => {
+          store.close();
+          process.stdout.write("stopped\n");
+          resolve(0);
+        });
+    };
+    process.on("SIGTERM", () => stop("SIGTERM"));
+    process.on("SIGINT", () => stop("SIGINT"));
+  });
+}
+
+function splitList(v: string | undefined, flag: string): string[] {
+  if (!v) throw new Error(`--${flag} needs a comma-separated list`);
+  return v.split(",").map((s) => s.trim());
+}
+
+async function askCommand(config: Config, args: Args): Promise<number> {
+  const state = flagString(args, "state");
+  if (state === undefined) throw new Error("ask needs --state");
+  let q: Question;
+  if (args.flags.has("noul")) {
+    q = { key: "q", kind: "noul", text: flagString(args, "noul") ?? null, options: [], yes: null, no: null };
+  } else if (args.flags.has("choice")) {
+    const options = splitList(flagString(args, "options"), "options").map((key) => ({ key, description: null }));
+    q = { key: "q", kind: "choice", text: flagString(args, "choice") ?? null, options, yes: null, no: null };
+  } else if (args.flags.has("score")) {
+    const levels = splitList(flagString(args, "levels"), "levels").map((d, i) => ({ key: String(i), description: d }));
+    q = { key: "q", kind: "score", text: flagString(args, "score") ?? null, options: levels, yes: null, no: null };
+  } else throw new Error("ask needs one of --noul, --choice or --score");
+  const engine = createEngine({ workers: config.workers || 1 });
+  try {
+    await engine.load();
+    const plan = engine.plan(state, [q]);
+    const raw = await engine.run(plan);
+    const a = answerNumbers(q.kind, raw[0], q.options.map((o) => o.key), engine.calibration);
+    const out =
+      q.kind === "noul"
+        ? { noul: a.probabilities[1], confidence: a.confidence }
+        : {
+            answer: q.kind === "choice" ? q.options[a.best].key : a.expected,
+            probabilities: Object.fromEntries(q.options.map((o, i) => [o.key, a.probabilities[i]])),
+            confidence: a.confidence,
+          };
+    process.stdout.write(`${JSON.stringify({ ...out, input_tokens: plan.inputTokens }, null, 2)}\n`);
+    return 0;
+  } finally {
+    await engine.close();
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, ["json"]);
+  const cmd = args.positionals[0];
+  if (!cmd || cmd === "help" || args.flags.has("help")) {
+    process.stdout.write(USAGE);
+    return cmd ? 0 : 1;
+  }
+  const config = loadConfig();
+  switch (cmd) {
+    case "serve":
+      return serveCommand(config);
+    case "keys":
+      return keysCommand(config, args);
+    case "usage":
+      return usageCommand(config, args);
+    case "ask":
+      return askCommand(config, args);
+    case "eval": {
+      const { evalCommand } = await import("./eval.js");
+      return evalCommand(config, args);
+    }
+    default:
+      throw new Error(`unknown command ${cmd}\n${USAGE}`);
+  }
+}

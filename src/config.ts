@@ -1,0 +1,85 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { KeyLimits } from "./accounts/store.js";
+
+/** Server settings: environment variables win over the config file, which wins over the defaults. */
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** Server-wide default limits per key (null or 0 = unlimited). */
+  limits: KeyLimits;
+  /** Inference worker threads (0 = the engine's own default). */
+  workers: number;
+  bodyTimeoutMs: number;
+  dbSync: "full" | "normal";
+  log: boolean;
+  bootstrapKey: string | null;
+}
+
+export const DEFAULTS = {
+  host: "127.0.0.1",
+  port: 8080,
+  dataDir: "./data",
+  perMinute: 600,
+  perDay: 0,
+  monthlyTokens: 0,
+  workers: 0,
+  bodyTimeoutMs: 10_000,
+} as const;
+
+type FileConfig = Partial<{
+  host: string;
+  port: number;
+  per_minute: number;
+  per_day: number;
+  monthly_tokens: number;
+  workers: number;
+  body_timeout_ms: number;
+  db_sync: "full" | "normal";
+  log: boolean;
+}>;
+
+function int(name: string, value: string | number | undefined, fallback: number): number {
+  if (value === undefined || value === "") return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a whole number >= 0, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+/** Reads SVC_DATA_DIR, HOST, PORT, SVC_PER_MINUTE, SVC_PER_DAY, SVC_MONTHLY_TOKENS, SVC_WORKERS, ... and SVC_CONFIG. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const dataDir = resolve(env.SVC_DATA_DIR || DEFAULTS.dataDir);
+  const file = env.SVC_CONFIG ? resolve(env.SVC_CONFIG) : join(dataDir, "config.json");
+  let fc: FileConfig = {};
+  if (existsSync(file)) {
+    try {
+      fc = JSON.parse(readFileSync(file, "utf8")) as FileConfig;
+    } catch (err) {
+      throw new Error(`cannot read config file ${file}: ${(err as Error).message}`);
+    }
+  } else if (env.SVC_CONFIG) {
+    throw new Error(`config file ${file} does not exist`);
+  }
+  const sync = env.SVC_DB_SYNC || fc.db_sync || "full";
+  if (sync !== "full" && sync !== "normal") throw new Error(`SVC_DB_SYNC must be full or normal, got ${sync}`);
+  return {
+    host: env.HOST || fc.host || DEFAULTS.host,
+    port: int("PORT", env.PORT ?? fc.port, DEFAULTS.port),
+    dataDir,
+    limits: {
+      perMinute: int("SVC_PER_MINUTE", env.SVC_PER_MINUTE ?? fc.per_minute, DEFAULTS.perMinute) || null,
+      perDay: int("SVC_PER_DAY", env.SVC_PER_DAY ?? fc.per_day, DEFAULTS.perDay) || null,
+      monthlyTokens: int("SVC_MONTHLY_TOKENS", env.SVC_MONTHLY_TOKENS ?? fc.monthly_tokens, DEFAULTS.monthlyTokens) || null,
+    },
+    workers: int("SVC_WORKERS", env.SVC_WORKERS ?? fc.workers, DEFAULTS.workers),
+    bodyTimeoutMs: int("SVC_BODY_TIMEOUT_MS", env.SVC_BODY_TIMEOUT_MS ?? fc.body_timeout_ms, DEFAULTS.bodyTimeoutMs) || DEFAULTS.bodyTimeoutMs,
+    dbSync: sync,
+    log: env.SVC_LOG !== undefined ? env.SVC_LOG !== "0" && env.SVC_LOG !== "off" : fc.log ?? true,
+    bootstrapKey: env.SVC_BOOTSTRAP_KEY || null,
+  };
+}
+
+export function dbPath(config: Config): string {
+  return join(config.dataDir, "svc.sqlite");
+}

@@ -1,0 +1,177 @@
+import type { IncomingMessage } from "node:http";
+import { gunzipSync } from "node:zlib";
+import { Decompress } from "fzstd";
+import { ApiError } from "./errors.js";
+
+/** The body limit after decompression (spec: 64 KiB). */
+export const MAX_BODY_BYTES = 64 * 1024;
+/** Compressed bodies are never larger than their content plus framing; anything past this is refused unread. */
+const MAX_RAW_BYTES = MAX_BODY_BYTES + 4096;
+/** zstd decoders must support 8 MiB windows; a larger declared window is refused before any allocation. */
+const MAX_ZSTD_WINDOW = 8 * 1024 * 1024;
+
+type Coding = "gzip" | "zstd";
+
+/** Parses Content-Encoding into the codings to undo, outermost last (so they are undone in reverse). */
+export function parseEncodings(header: string | undefined): Coding[] {
+  if (!header) return [];
+  const codings: Coding[] = [];
+  for (const raw of header.split(",")) {
+    const name = raw.trim().toLowerCase();
+    if (name === "" || name === "identity") continue;
+    if (name === "gzip" || name === "x-gzip") codings.push("gzip");
+    else if (name === "zstd") codings.push("zstd");
+    else throw new ApiError(415, "unsupported_encoding", { params: { encoding: raw.trim() } });
+  }
+  if (codings.length > 3) throw new ApiError(415, "unsupported_encoding", { params: { encoding: header } });
+  return codings;
+}
+
+/** Only JSON in UTF-8 is read; a missing Content-Type is taken as JSON. */
+export function checkContentType(header: string | undefined): void {
+  if (header === undefined || header.trim() === "") return;
+  const [mime, ...params] = header.split(";").map((s) => s.trim().toLowerCase());
+  if (mime.startsWith("multipart/") || mime.startsWith("image/")) {
+    throw new ApiError(422, "text_only", { problems: [{ loc: [], code: "text_only", type: "text_only" }] });
+  }
+  const isJson = mime === "application/json" || (mime.startsWith("application/") && mime.endsWith("+json"));
+  const charset = params.find((p) => p.startsWith("charset="))?.slice(8).replace(/"/g, "");
+  if (!isJson || (charset !== undefined && charset !== "utf-8" && charset !== "utf8")) {
+    throw new ApiError(422, "unsupported_content_type", {
+      params: { type: header.trim() },
+      problems: [{ loc: [], code: "unsupported_content_type", type: "unsupported_content_type", params: { type: header.trim() } }],
+    });
+  }
+}
+
+/** Reads the raw body, refusing (413) as soon as it passes the raw cap, and (408) when it is too slow. */
+export function readRaw(req: IncomingMessage, timeoutMs: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers["content-length"]);
+    if (Number.isFinite(declared) && declared > MAX_RAW_BYTES) {
+      reject(new ApiError(413, "too_large", { params: { limit: MAX_BODY_BYTES } }));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (err: ApiError | null) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+      req.off("aborted", onAborted);
+      if (err) reject(err);
+      else resolve(Buffer.concat(chunks, size));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_RAW_BYTES) {
+        finish(new ApiError(413, "too_large", { params: { limit: MAX_BODY_BYTES } }));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => finish(null);
+    const onError = () => finish(new ApiError(400, "invalid_json"));
+    const onAborted = () => finish(new ApiError(400, "invalid_json"));
+    const timer = setTimeout(
+      () => finish(new ApiError(408, "body_timeout", { params: { seconds: Math.round(timeoutMs / 1000) } })),
+      timeoutMs,
+    );
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+    req.on("aborted", onAborted);
+  });
+}
+
+function tooLarge(): ApiError {
+  return new ApiError(413, "too_large", { params: { limit: MAX_BODY_BYTES } });
+}
+
+function gunzipCapped(raw: Buffer): Buffer {
+  try {
+    return gunzipSync(raw, { maxOutputLength: MAX_BODY_BYTES, chunkSize: 16 * 1024 });
+  } catch (err) {
+    if ((err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw tooLarge();
+    throw new ApiError(400, "decompress_failed", { params: { encoding: "gzip" } });
+  }
+}
+
+/** Window size a zstd frame header declares (RFC 8878 3.1.1.1), or null when raw is not a zstd frame start. */
+function zstdWindow(raw: Buffer): { window: number; contentSize: number | null } | null {
+  if (raw.length < 6 || raw.readUInt32LE(0) !== 0xfd2fb528) return null;
+  const fhd = raw[4];
+  const single = (fhd >> 5) & 1;
+  const fcsFlag = fhd >> 6;
+  const dictBytes = [0, 1, 2, 4][fhd & 3];
+  const fcsBytes = fcsFlag === 0 ? single : 1 << fcsFlag;
+  let pos = 5 + (single ? 0 : 1) + dictBytes;
+  let contentSize: number | null = null;
+  if (fcsBytes > 0) {
+    if (raw.length < pos + fcsBytes) return null;
+    if (fcsBytes === 1) contentSize = raw[pos];
+    else if (fcsBytes === 2) contentSize = raw.readUInt16LE(pos) + 256;
+    else if (fcsBytes === 4) contentSize = raw.readUInt32LE(pos);
+    else contentSize = Number(raw.readBigUInt64LE(pos));
+  }
+  let window = contentSize ?? 0;
+  if (!single) {
+    const wd = raw[5];
+    const base = 2 ** (10 + (wd >> 3));
+    window = base + (base / 8) * (wd & 7);
+  }
+  return { window, contentSize };
+}
+
+function unzstdCapped(raw: Buffer): Buffer {
+  const out: Uint8Array[] = [];
+  let size = 0;
+  const fail = () => new ApiError(400, "decompress_failed", { params: { encoding: "zstd" } });
+  const header = zstdWindow(raw);
+  if (!header) throw fail();
+  if (header.contentSize !== null && header.contentSize > MAX_BODY_BYTES) throw tooLarge();
+  if (header.window > MAX_ZSTD_WINDOW) throw fail();
+  const stream = new Decompress((chunk) => {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw tooLarge();
+    out.push(chunk);
+  });
+  try {
+    stream.push(raw, true);
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    throw fail();
+  }
+  return Buffer.concat(out, size);
+}
+
+/** Undoes the Content-Encoding codings, each stage capped at the body limit. */
+export function decode(raw: Buffer, codings: Coding[]): Buffer {
+  let data = raw;
+  for (let i = codings.length - 1; i >= 0; i--) {
+    data = codings[i] === "gzip" ? gunzipCapped(data) : unzstdCapped(data);
+  }
+  if (data.length > MAX_BODY_BYTES) throw tooLarge();
+  return data;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Strict UTF-8, then JSON. A BOM is tolerated. */
+export function parseJson(data: Buffer): unknown {
+  let text: string;
+  try {
+    text = utf8.decode(data);
+  } catch {
+    throw new ApiError(400, "invalid_utf8");
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError(400, "invalid_json");
+  }
+}

@@ -1,0 +1,282 @@
+/**
+ * Error messages in English, Spanish, Portuguese and French. Only the human text changes with the
+ * language; error.type and detail[].type never do. Placeholders are {name}.
+ */
+export type Lang = "en" | "es" | "pt" | "fr";
+export const LANGS: readonly Lang[] = ["en", "es", "pt", "fr"];
+
+type Catalog = Record<Lang, string>;
+
+export const MESSAGES = {
+  invalid_json: {
+    en: "The body is not valid JSON.",
+    es: "El cuerpo no es JSON válido.",
+    pt: "O corpo não é um JSON válido.",
+    fr: "Le corps n'est pas un JSON valide.",
+  },
+  invalid_utf8: {
+    en: "The body is not valid UTF-8.",
+    es: "El cuerpo no es UTF-8 válido.",
+    pt: "O corpo não é UTF-8 válido.",
+    fr: "Le corps n'est pas de l'UTF-8 valide.",
+  },
+  decompress_failed: {
+    en: "The body could not be decompressed as {encoding}.",
+    es: "No se pudo descomprimir el cuerpo como {encoding}.",
+    pt: "Não foi possível descomprimir o corpo como {encoding}.",
+    fr: "Impossible de décompresser le corps en tant que {encoding}.",
+  },
+  unsupported_encoding: {
+    en: "Content-Encoding '{encoding}' is not supported; use zstd, gzip, x-gzip or identity.",
+    es: "Content-Encoding '{encoding}' no es compatible; use zstd, gzip, x-gzip o identity.",
+    pt: "Content-Encoding '{encoding}' não é suportado; use zstd, gzip, x-gzip ou identity.",
+    fr: "Content-Encoding '{encoding}' n'est pas pris en charge ; utilisez zstd, gzip, x-gzip ou identity.",
+  },
+  too_large: {
+    en: "The body is larger than {limit} bytes after decompression.",
+    es: "El cuerpo supera {limit} bytes tras la descompresión.",
+    pt: "O corpo excede {limit} bytes após a descompressão.",
+    fr: "Le corps dépasse {limit} octets après décompression.",
+  },
+  body_timeout: {
+    en: "The body did not arrive within {seconds} seconds.",
+    es: "El cuerpo no llegó en {seconds} segundos.",
+    pt: "O corpo não chegou em {seconds} segundos.",
+    fr: "Le corps n'est pas arrivé en {seconds} secondes.",
+  },
+  unsupported_content_type: {
+    en: "Content-Type '{type}' is not supported; send application/json in UTF-8.",
+    es: "Content-Type '{type}' no es compatible; envíe application/json en UTF-8.",
+    pt: "Content-Type '{type}' não é suportado; envie application/json em UTF-8.",
+    fr: "Content-Type '{type}' n'est pas pris en charge ; envoyez application/json en UTF-8.",
+  },
+  text_only: {
+    en: "This service reads text only: images, assets, files, Box questions and multipart bodies are not supported.",
+    es: "Este servicio solo lee texto: no se admiten imágenes, recursos, archivos, preguntas Box ni cuerpos multipart.",
+    pt: "Este serviço lê apenas texto: imagens, recursos, arquivos, perguntas Box e corpos multipart não são suportados.",
+    fr: "Ce service ne lit que du texte : les images, ressources, fichiers, questions Box et corps multipart ne sont pas pris en charge.",
+  },
+  auth_missing: {
+    en: "Missing API key: send the header 'Authorization: Bearer <key>'.",
+    es: "Falta la clave de API: envíe la cabecera 'Authorization: Bearer <clave>'.",
+    pt: "Falta a chave de API: envie o cabeçalho 'Authorization: Bearer <chave>'.",
+    fr: "Clé d'API manquante : envoyez l'en-tête 'Authorization: Bearer <clé>'.",
+  },
+  auth_invalid: {
+    en: "Invalid or revoked API key.",
+    es: "Clave de API no válida o revocada.",
+    pt: "Chave de API inválida ou revogada.",
+    fr: "Clé d'API invalide ou révoquée.",
+  },
+  model_not_found: {
+    en: "Model '{model}' does not exist. Available: {available}.",
+    es: "El modelo '{model}' no existe. Disponibles: {available}.",
+    pt: "O modelo '{model}' não existe. Disponíveis: {available}.",
+    fr: "Le modèle '{model}' n'existe pas. Disponibles : {available}.",
+  },
+  route_not_found: {
+    en: "No such endpoint: {method} {path}.",
+    es: "No existe el endpoint {method} {path}.",
+    pt: "Não existe o endpoint {method} {path}.",
+    fr: "Point d'accès inexistant : {method} {path}.",
+  },
+  method_not_allowed: {
+    en: "Method {method} is not allowed on {path}; use {allow}.",
+    es: "El método {method} no está permitido en {path}; use {allow}.",
+    pt: "O método {method} não é permitido em {path}; use {allow}.",
+    fr: "La méthode {method} n'est pas autorisée sur {path} ; utilisez {allow}.",
+  },
+  per_minute: {
+    en: "Rate limit reached: {limit} requests per minute. Retry in {retry} s.",
+    es: "Límite alcanzado: {limit} solicitudes por minuto. Reintente en {retry} s.",
+    pt: "Limite atingido: {limit} pedidos por minuto. Tente novamente em {retry} s.",
+    fr: "Limite atteinte : {limit} requêtes par minute. Réessayez dans {retry} s.",
+  },
+  per_day: {
+    en: "Daily limit reached: {limit} requests per day. Retry in {retry} s.",
+    es: "Límite diario alcanzado: {limit} solicitudes por día. Reintente en {retry} s.",
+    pt: "Limite diário atingido: {limit} pedidos por dia. Tente novamente em {retry} s.",
+    fr: "Limite quotidienne atteinte : {limit} requêtes par jour. Réessayez dans {retry} s.",
+  },
+  monthly_quota: {
+    en: "Monthly quota reached: {limit} input tokens per month, {used} used, this request needs {need}. Retry in {retry} s.",
+    es: "Cuota mensual alcanzada: {limit} tokens de entrada por mes, {used} usados, esta solicitud necesita {need}. Reintente en {retry} s.",
+    pt: "Cota mensal atingida: {limit} tokens de entrada por mês, {used} usados, este pedido precisa de {need}. Tente novamente em {retry} s.",
+    fr: "Quota mensuel atteint : {limit} jetons d'entrée par mois, {used} utilisés, cette requête en demande {need}. Réessayez dans {retry} s.",
+  },
+  key_limit: {
+    en: "This key's own limit is reached ({window}: {limit}). Retry in {retry} s.",
+    es: "Se alcanzó el límite propio de esta clave ({window}: {limit}). Reintente en {retry} s.",
+    pt: "O limite próprio desta chave foi atingido ({window}: {limit}). Tente novamente em {retry} s.",
+    fr: "La limite propre à cette clé est atteinte ({window} : {limit}). Réessayez dans {retry} s.",
+  },
+  model_loading: {
+    en: "The model is loading; retry in a few seconds.",
+    es: "El modelo se está cargando; reintente en unos segundos.",
+    pt: "O modelo está carregando; tente novamente em alguns segundos.",
+    fr: "Le modèle est en cours de chargement ; réessayez dans quelques secondes.",
+  },
+  model_failed: {
+    en: "The model could not be loaded on this server; retry later.",
+    es: "No se pudo cargar el modelo en este servidor; reintente más tarde.",
+    pt: "Não foi possível carregar o modelo neste servidor; tente novamente mais tarde.",
+    fr: "Le modèle n'a pas pu être chargé sur ce serveur ; réessayez plus tard.",
+  },
+  shutting_down: {
+    en: "The server is shutting down; retry in a few seconds.",
+    es: "El servidor se está apagando; reintente en unos segundos.",
+    pt: "O servidor está a desligar; tente novamente em alguns segundos.",
+    fr: "Le serveur s'arrête ; réessayez dans quelques secondes.",
+  },
+  internal: {
+    en: "Internal error; the request was not billed.",
+    es: "Error interno; la solicitud no se facturó.",
+    pt: "Erro interno; o pedido não foi cobrado.",
+    fr: "Erreur interne ; la requête n'a pas été facturée.",
+  },
+  missing: {
+    en: "Field required.",
+    es: "Campo obligatorio.",
+    pt: "Campo obrigatório.",
+    fr: "Champ obligatoire.",
+  },
+  string_type: {
+    en: "Input should be a valid string.",
+    es: "La entrada debe ser una cadena válida.",
+    pt: "A entrada deve ser uma string válida.",
+    fr: "L'entrée doit être une chaîne valide.",
+  },
+  string_or_null: {
+    en: "Input should be a string or null.",
+    es: "La entrada debe ser una cadena o null.",
+    pt: "A entrada deve ser uma string ou null.",
+    fr: "L'entrée doit être une chaîne ou null.",
+  },
+  dict_type: {
+    en: "Input should be an object.",
+    es: "La entrada debe ser un objeto.",
+    pt: "A entrada deve ser um objeto.",
+    fr: "L'entrée doit être un objet.",
+  },
+  number_range: {
+    en: "Input should be a number from 0 to 1.",
+    es: "La entrada debe ser un número entre 0 y 1.",
+    pt: "A entrada deve ser um número entre 0 e 1.",
+    fr: "L'entrée doit être un nombre entre 0 et 1.",
+  },
+  text_value_type: {
+    en: "Input should be a string, an object or an array.",
+    es: "La entrada debe ser una cadena, un objeto o un array.",
+    pt: "A entrada deve ser uma string, um objeto ou um array.",
+    fr: "L'entrée doit être une chaîne, un objet ou un tableau.",
+  },
+  text_or_null_type: {
+    en: "Input should be a string, an object, an array or null.",
+    es: "La entrada debe ser una cadena, un objeto, un array o null.",
+    pt: "A entrada deve ser uma string, um objeto, um array ou null.",
+    fr: "L'entrée doit être une chaîne, un objet, un tableau ou null.",
+  },
+  question_type: {
+    en: "Input should be {allowed}.",
+    es: "La entrada debe ser {allowed}.",
+    pt: "A entrada deve ser {allowed}.",
+    fr: "L'entrée doit être {allowed}.",
+  },
+  no_questions: {
+    en: "At least one question is required.",
+    es: "Se requiere al menos una pregunta.",
+    pt: "É necessária pelo menos uma pergunta.",
+    fr: "Au moins une question est requise.",
+  },
+  too_many_questions: {
+    en: "At most {max} questions are allowed per request; got {n}.",
+    es: "Se permiten como máximo {max} preguntas por solicitud; se recibieron {n}.",
+    pt: "São permitidas no máximo {max} perguntas por pedido; foram recebidas {n}.",
+    fr: "Au plus {max} questions sont autorisées par requête ; reçu {n}.",
+  },
+  empty_key: {
+    en: "Question keys must be non-empty strings.",
+    es: "Las claves de las preguntas deben ser cadenas no vacías.",
+    pt: "As chaves das perguntas devem ser strings não vazias.",
+    fr: "Les clés des questions doivent être des chaînes non vides.",
+  },
+  choice_options: {
+    en: "A Choice needs between 2 and 255 options; got {n}.",
+    es: "Una Choice necesita entre 2 y 255 opciones; se recibieron {n}.",
+    pt: "Uma Choice precisa de 2 a 255 opções; foram recebidas {n}.",
+    fr: "Une Choice nécessite entre 2 et 255 options ; reçu {n}.",
+  },
+  score_levels: {
+    en: "A Score needs between 2 and 10 levels; got {n}.",
+    es: "Un Score necesita entre 2 y 10 niveles; se recibieron {n}.",
+    pt: "Um Score precisa de 2 a 10 níveis; foram recebidos {n}.",
+    fr: "Un Score nécessite entre 2 et 10 niveaux ; reçu {n}.",
+  },
+  instructions_too_long: {
+    en: "Instructions may be at most {max} characters; got {n}.",
+    es: "Las instrucciones pueden tener como máximo {max} caracteres; se recibieron {n}.",
+    pt: "As instruções podem ter no máximo {max} caracteres; foram recebidos {n}.",
+    fr: "Les instructions peuvent contenir au plus {max} caractères ; reçu {n}.",
+  },
+  noul_extra_key: {
+    en: "Unexpected key '{key}': only 'true' and 'false' are allowed here.",
+    es: "Clave inesperada '{key}': aquí solo se permiten 'true' y 'false'.",
+    pt: "Chave inesperada '{key}': aqui só são permitidas 'true' e 'false'.",
+    fr: "Clé inattendue '{key}' : seules 'true' et 'false' sont autorisées ici.",
+  },
+  noul_nothing: {
+    en: "A yes/no question needs instructions or criteria: there is nothing to ask.",
+    es: "Una pregunta de sí/no necesita instrucciones o criterios: no hay nada que preguntar.",
+    pt: "Uma pergunta de sim/não precisa de instruções ou critérios: não há nada a perguntar.",
+    fr: "Une question oui/non nécessite des instructions ou des critères : il n'y a rien à demander.",
+  },
+  duplicate_option: {
+    en: "Duplicate option key '{key}'.",
+    es: "Clave de opción duplicada '{key}'.",
+    pt: "Chave de opção duplicada '{key}'.",
+    fr: "Clé d'option en double '{key}'.",
+  },
+  choice_shape: {
+    en: "Input should be an object of option key to description, or a list of option keys.",
+    es: "La entrada debe ser un objeto de clave de opción a descripción, o una lista de claves.",
+    pt: "A entrada deve ser um objeto de chave de opção para descrição, ou uma lista de chaves.",
+    fr: "L'entrée doit être un objet clé d'option vers description, ou une liste de clés.",
+  },
+  score_shape: {
+    en: "Input should be a list of level descriptions, or an object with exactly the keys \"0\" to \"{last}\".",
+    es: "La entrada debe ser una lista de descripciones de nivel, o un objeto con exactamente las claves \"0\" a \"{last}\".",
+    pt: "A entrada deve ser uma lista de descrições de nível, ou um objeto com exatamente as chaves \"0\" a \"{last}\".",
+    fr: "L'entrée doit être une liste de descriptions de niveau, ou un objet avec exactement les clés \"0\" à \"{last}\".",
+  },
+} satisfies Record<string, Catalog>;
+
+export type MessageCode = keyof typeof MESSAGES;
+export type Params = Record<string, string | number>;
+
+export function message(code: MessageCode, lang: Lang, params: Params = {}): string {
+  return MESSAGES[code][lang].replace(/\{(\w+)\}/g, (whole, name: string) =>
+    name in params ? String(params[name]) : whole,
+  );
+}
+
+/** Picks the best supported language from an Accept-Language header (q-values honoured; es-MX counts as es). */
+export function pickLanguage(header: string | undefined): Lang {
+  if (!header) return "en";
+  let best: Lang = "en";
+  let bestQ = 0;
+  for (const part of header.split(",")) {
+    const [tag, ...params] = part.trim().split(";");
+    const base = tag.trim().toLowerCase().split("-")[0];
+    let q = 1;
+    for (const p of params) {
+      const m = /^\s*q\s*=\s*([0-9.]+)\s*$/i.exec(p);
+      if (m) q = Number(m[1]);
+    }
+    if (!Number.isFinite(q) || q <= 0) continue;
+    if ((LANGS as readonly string[]).includes(base) && q > bestQ) {
+      best = base as Lang;
+      bestQ = q;
+    }
+  }
+  return best;
+}
