@@ -12,7 +12,6 @@ import {
   readYesNo,
   type Loc,
 } from "../questions/fields.js";
-import { renderText } from "../questions/render.js";
 
 /** Wire shapes of POST /v1/systemone (TypeSafe System One compatible). */
 export type SystemOneAnswer =
@@ -107,6 +106,6 @@ export function systemOneAnswer(q: Question, a: AnswerNumbers): SystemOneAnswer 
     return { type: "choice", choice: q.options[a.best].key, probabilities, confidence: a.confidence };
   }
   const legend: Record<string, string | null> = {};
-  q.options.forEach((o) => (legend[o.key] = o.description === null ? null : renderText(o.description)));
+  q.options.forEach((o) => (legend[o.key] = o.description));
   return { type: "score", score: round(a.expected ?? 0), legend, probabilities, confidence: a.confidence };
 }

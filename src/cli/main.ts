@@ -6,6 +6,7 @@ import type { EngineHandle } from "../api/flow.js";
 import { answerNumbers } from "../engine/answer.js";
 import { createEngine } from "../engine/registry.js";
 import { startServer } from "../http/server.js";
+import { ROUTES } from "../api/routes.js";
 import { dbPath, loadConfig, type Config } from "../config.js";
 import type { Question } from "../questions/question.js";
 import { flagInt, flagString, parseArgs, type Args } from "./args.js";
@@ -135,6 +136,7 @@ async function serveCommand(config: Config): Promise<number> {
   const handle: EngineHandle = { engine: createEngine({ workers: config.workers }), state: "loading" };
   const limiter = new Limiter(store, config.limits);
   const running = await startServer(
+    ROUTES,
     { engine: handle, store, limiter, bodyTimeoutMs: config.bodyTimeoutMs, log: config.log },
     config.host,
     config.port,

@@ -14,11 +14,16 @@ export interface AnswerNumbers {
   best: number;
 }
 
+/** Sum in ascending order: the result does not depend on the order of the inputs (nor of the options). */
+function orderFreeSum(values: number[]): number {
+  return [...values].sort((a, b) => a - b).reduce((a, b) => a + b, 0);
+}
+
 export function softmax(raw: number[], temperature: number): number[] {
   const scaled = raw.map((r) => r / temperature);
   const max = Math.max(...scaled);
   const exps = scaled.map((s) => Math.exp(s - max));
-  const sum = exps.reduce((a, b) => a + b, 0);
+  const sum = orderFreeSum(exps);
   return exps.map((e) => e / sum);
 }
 
@@ -29,8 +34,7 @@ export function sigmoid(x: number): number {
 /** 1 - normalized entropy: 0 = uniform (no idea), 1 = all mass on one option. */
 export function confidenceOf(p: number[]): number {
   if (p.length < 2) return 1;
-  let h = 0;
-  for (const q of p) if (q > 0) h -= q * Math.log(q);
+  const h = -orderFreeSum(p.filter((q) => q > 0).map((q) => q * Math.log(q)));
   const c = 1 - h / Math.log(p.length);
   return Math.min(1, Math.max(0, c));
 }

@@ -3,9 +3,7 @@ import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { authenticate } from "../accounts/keys.js";
 import type { KeyRecord } from "../accounts/store.js";
-import { answer, type FlowDeps } from "../api/flow.js";
-import { listModels } from "../api/models.js";
-import { parseSystemOne, systemOneAnswer, type SystemOneResponse } from "../api/systemone.js";
+import type { FlowDeps } from "../api/flow.js";
 import { checkContentType, decode, parseEncodings, parseJson, readRaw } from "./body.js";
 import { ApiError } from "./errors.js";
 import { pickLanguage } from "./i18n.js";
@@ -16,68 +14,23 @@ export interface ServerOptions extends FlowDeps {
   log: boolean;
 }
 
-interface Ctx {
+export interface Ctx {
   req: IncomingMessage;
-  res: ServerResponse;
   requestId: string;
+  /** The authenticated key (set on every route with auth). */
   key: KeyRecord | null;
+  /** Reads the body: encoding (415), content type (422), size (413), time (408), UTF-8 JSON (400). */
+  body(): Promise<unknown>;
 }
 
-type Handler = (ctx: Ctx, opts: ServerOptions) => Promise<unknown>;
-
-interface Route {
+export interface Route {
   method: string;
   auth: boolean;
-  handler: Handler;
+  handler: (ctx: Ctx, deps: FlowDeps) => Promise<unknown>;
 }
 
 export function newRequestId(): string {
   return `req_${randomBytes(12).toString("hex")}`;
-}
-
-async function readJson(ctx: Ctx, opts: ServerOptions): Promise<unknown> {
-  const codings = parseEncodings(ctx.req.headers["content-encoding"]);
-  checkContentType(ctx.req.headers["content-type"]);
-  const raw = await readRaw(ctx.req, opts.bodyTimeoutMs);
-  return parseJson(decode(raw, codings));
-}
-
-const systemOne: Handler = async (ctx, opts) => {
-  const body = await readJson(ctx, opts);
-  const request = parseSystemOne(body);
-  const done = await answer(opts, request, { key: ctx.key!, requestId: ctx.requestId, endpoint: "/v1/systemone" });
-  const answers: SystemOneResponse["answers"] = {};
-  for (const r of done.results) answers[r.question.key] = systemOneAnswer(r.question, r.numbers);
-  const response: SystemOneResponse = {
-    model: done.model,
-    answers,
-    usage: { input_tokens: done.inputTokens, output_tokens: 0 },
-  };
-  return response;
-};
-
-const ROUTES: Record<string, Route[]> = {
-  "/healthz": [
-    {
-      method: "GET",
-      auth: false,
-      handler: async (_ctx, opts) => ({ status: "ok", model: opts.engine.state }),
-    },
-  ],
-  "/v1/models": [
-    {
-      method: "GET",
-      auth: true,
-      handler: async (_ctx, opts) =>
-        listModels(opts.engine.engine.info, opts.engine.engine.calibration.default_min_confidence),
-    },
-  ],
-  "/v1/systemone": [{ method: "POST", auth: true, handler: systemOne }],
-};
-
-/** Registers another route (used by the native API module). */
-export function addRoute(path: string, route: Route): void {
-  (ROUTES[path] ??= []).push(route);
 }
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -105,7 +58,21 @@ export interface RunningServer {
   shutdown(graceMs?: number): Promise<void>;
 }
 
-export async function startServer(opts: ServerOptions, host: string, port: number): Promise<RunningServer> {
+function bodyReader(req: IncomingMessage, timeoutMs: number): () => Promise<unknown> {
+  return async () => {
+    const codings = parseEncodings(req.headers["content-encoding"]);
+    checkContentType(req.headers["content-type"]);
+    const raw = await readRaw(req, timeoutMs);
+    return parseJson(decode(raw, codings));
+  };
+}
+
+export async function startServer(
+  routes: Record<string, Route[]>,
+  opts: ServerOptions,
+  host: string,
+  port: number,
+): Promise<RunningServer> {
   let closing = false;
   let inFlight = 0;
   let idle: (() => void) | null = null;
@@ -117,7 +84,7 @@ export async function startServer(opts: ServerOptions, host: string, port: numbe
     res.setHeader("x-alt-request-id", requestId);
     res.setHeader("x-typesafe-request-id", requestId);
     const lang = pickLanguage(req.headers["accept-language"]);
-    const ctx: Ctx = { req, res, requestId, key: null };
+    const ctx: Ctx = { req, requestId, key: null, body: bodyReader(req, opts.bodyTimeoutMs) };
     inFlight++;
     try {
       if (closing) {
@@ -126,11 +93,11 @@ export async function startServer(opts: ServerOptions, host: string, port: numbe
       }
       const url = req.url ?? "/";
       const path = url.split("?")[0];
-      const routes = ROUTES[path];
-      if (!routes) throw new ApiError(404, "route_not_found", { params: { method: req.method ?? "", path } });
-      const route = routes.find((r) => r.method === req.method);
+      const candidates = routes[path];
+      if (!candidates) throw new ApiError(404, "route_not_found", { params: { method: req.method ?? "", path } });
+      const route = candidates.find((r) => r.method === req.method);
       if (!route) {
-        const allow = routes.map((r) => r.method).join(", ");
+        const allow = candidates.map((r) => r.method).join(", ");
         throw new ApiError(405, "method_not_allowed", {
           params: { method: req.method ?? "", path, allow },
           headers: { allow },
@@ -145,6 +112,7 @@ export async function startServer(opts: ServerOptions, host: string, port: numbe
         opts.limiter.admit(key);
       }
       const body = await route.handler(ctx, opts);
+      if (closing) res.setHeader("connection", "close");
       send(res, 200, body);
     } catch (err) {
       const e = err instanceof ApiError ? err : new ApiError(500, "internal");
@@ -180,7 +148,7 @@ export async function startServer(opts: ServerOptions, host: string, port: numbe
     server,
     port: actual,
     url: `http://${host.includes(":") ? `[${host}]` : host}:${actual}`,
-    shutdown(graceMs = 10_000) {
+    async shutdown(graceMs = 10_000) {
       closing = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
@@ -188,10 +156,12 @@ export async function startServer(opts: ServerOptions, host: string, port: numbe
         if (inFlight === 0) resolve();
         else idle = resolve;
       });
-      const timeout = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
-      return Promise.race([Promise.all([drained, closed]).then(() => undefined), timeout]).then(() => {
-        server.closeAllConnections();
-      });
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+      await Promise.race([drained, timeout]);
+      clearTimeout(timer);
+      server.closeAllConnections();
+      await closed;
     },
   };
 }

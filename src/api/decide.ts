@@ -1,0 +1,137 @@
+import { ApiError, type Problem } from "../http/errors.js";
+import type { AnswerNumbers } from "../engine/answer.js";
+import type { Question } from "../questions/question.js";
+import {
+  isPlainObject,
+  LIMITS,
+  readChoiceOptions,
+  readModelName,
+  readQuestionMap,
+  readScoreLevels,
+  readText,
+  readYesNo,
+  type Loc,
+} from "../questions/fields.js";
+import type { DecisionRequest } from "../questions/question.js";
+
+/** Native API, POST /v1/decide: binary / choice / scale questions with built-in abstention. */
+export interface DecideRequest extends DecisionRequest {
+  /** Request-wide threshold, or null to use the model's calibrated default. */
+  minConfidence: number | null;
+  /** Per-question thresholds by question key (null when the question sets none). */
+  questionMinConfidence: Map<string, number | null>;
+}
+
+export type DecideAnswer =
+  | { type: "binary"; answer: boolean | null; probability: number; confidence: number; abstained: boolean; min_confidence: number }
+  | {
+      type: "choice";
+      answer: string | null;
+      probabilities: Record<string, number>;
+      confidence: number;
+      abstained: boolean;
+      min_confidence: number;
+    }
+  | {
+      type: "scale";
+      answer: number | null;
+      level: number | null;
+      probabilities: Record<string, number>;
+      confidence: number;
+      abstained: boolean;
+      min_confidence: number;
+    };
+
+export interface DecideResponse {
+  id: string;
+  model: string;
+  answers: Record<string, DecideAnswer>;
+  usage: { input_tokens: number; output_tokens: 0 };
+}
+
+const KIND_OF = { binary: "noul", choice: "choice", scale: "score" } as const;
+type DecideType = keyof typeof KIND_OF;
+
+function readThreshold(value: unknown, loc: Loc, problems: Problem[]): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || value > 1) {
+    problems.push({ loc, code: "number_range", type: "number_type" });
+    return null;
+  }
+  return value;
+}
+
+function readQuestion(key: string, value: unknown, loc: Loc, problems: Problem[]): { q: Question; min: number | null } | null {
+  if (!isPlainObject(value)) {
+    problems.push({ loc, code: "dict_type", type: "dict_type" });
+    return null;
+  }
+  const type = value.type;
+  if (type === undefined || type === null) {
+    problems.push({ loc: [...loc, "type"], code: "missing", type: "missing" });
+    return null;
+  }
+  if (typeof type !== "string" || !(type in KIND_OF)) {
+    problems.push({
+      loc: [...loc, "type"],
+      code: "question_type",
+      type: "literal_error",
+      params: { allowed: "'binary', 'choice' or 'scale'" },
+    });
+    return null;
+  }
+  const kind = KIND_OF[type as DecideType];
+  const text = readText(value.question, [...loc, "question"], problems, {
+    nullable: false,
+    maxChars: LIMITS.maxInstructionChars,
+  });
+  const q: Question = { key, kind, text, options: [], yes: null, no: null };
+  if (kind === "choice") q.options = readChoiceOptions(value.options, [...loc, "options"], problems);
+  else if (kind === "score") q.options = readScoreLevels(value.levels, [...loc, "levels"], problems);
+  else {
+    const sides = readYesNo({ yes: value.yes, no: value.no }, loc, problems, { yes: "yes", no: "no" });
+    q.yes = sides.yes;
+    q.no = sides.no;
+  }
+  return { q, min: readThreshold(value.min_confidence, [...loc, "min_confidence"], problems) };
+}
+
+/** Parses and validates a /v1/decide body. Throws ApiError(422) listing every problem found. */
+export function parseDecide(body: unknown): DecideRequest {
+  if (!isPlainObject(body)) throw ApiError.validation([{ loc: [], code: "dict_type", type: "dict_type" }]);
+  const problems: Problem[] = [];
+  const model = readModelName(body.model, ["model"], problems);
+  const state = readText(body.state, ["state"], problems, { nullable: false }) ?? "";
+  const minConfidence = readThreshold(body.min_confidence, ["min_confidence"], problems);
+  const questions: Question[] = [];
+  const questionMinConfidence = new Map<string, number | null>();
+  for (const [key, value] of readQuestionMap(body.questions, ["questions"], problems)) {
+    const r = readQuestion(key, value, ["questions", key], problems);
+    if (!r) continue;
+    questions.push(r.q);
+    questionMinConfidence.set(key, r.min);
+  }
+  if (problems.length > 0) throw ApiError.validation(problems);
+  return { model, state, questions, minConfidence, questionMinConfidence };
+}
+
+/** Serializes one answer with abstention: under the threshold, `answer` is null and `abstained` true. */
+export function decideAnswer(q: Question, a: AnswerNumbers, threshold: number): DecideAnswer {
+  const abstained = a.confidence < threshold;
+  const common = { confidence: a.confidence, abstained, min_confidence: threshold };
+  if (q.kind === "noul") {
+    return { type: "binary", answer: abstained ? null : a.best === 1, probability: a.probabilities[1], ...common };
+  }
+  const probabilities: Record<string, number> = {};
+  q.options.forEach((o, i) => (probabilities[o.key] = a.probabilities[i]));
+  if (q.kind === "choice") {
+    return { type: "choice", answer: abstained ? null : q.options[a.best].key, probabilities, ...common };
+  }
+  return {
+    type: "scale",
+    answer: abstained ? null : Math.round((a.expected ?? 0) * 1e6) / 1e6,
+    level: abstained ? null : a.best,
+    probabilities,
+    ...common,
+  };
+}

@@ -1,0 +1,57 @@
+import type { Route } from "../http/server.js";
+import { answer } from "./flow.js";
+import { decideAnswer, parseDecide, type DecideResponse } from "./decide.js";
+import { listModels } from "./models.js";
+import { parseSystemOne, systemOneAnswer, type SystemOneResponse } from "./systemone.js";
+
+/** Every endpoint: both APIs differ only in their parser and serializer around the shared flow. */
+export const ROUTES: Record<string, Route[]> = {
+  "/healthz": [{ method: "GET", auth: false, handler: async (_ctx, deps) => ({ status: "ok", model: deps.engine.state }) }],
+  "/v1/models": [
+    {
+      method: "GET",
+      auth: true,
+      handler: async (_ctx, deps) =>
+        listModels(deps.engine.engine.info, deps.engine.engine.calibration.default_min_confidence),
+    },
+  ],
+  "/v1/systemone": [
+    {
+      method: "POST",
+      auth: true,
+      handler: async (ctx, deps) => {
+        const request = parseSystemOne(await ctx.body());
+        const done = await answer(deps, request, { key: ctx.key!, requestId: ctx.requestId, endpoint: "/v1/systemone" });
+        const response: SystemOneResponse = {
+          model: done.model,
+          answers: Object.fromEntries(done.results.map((r) => [r.question.key, systemOneAnswer(r.question, r.numbers)])),
+          usage: { input_tokens: done.inputTokens, output_tokens: 0 },
+        };
+        return response;
+      },
+    },
+  ],
+  "/v1/decide": [
+    {
+      method: "POST",
+      auth: true,
+      handler: async (ctx, deps) => {
+        const request = parseDecide(await ctx.body());
+        const done = await answer(deps, request, { key: ctx.key!, requestId: ctx.requestId, endpoint: "/v1/decide" });
+        const fallback = request.minConfidence ?? deps.engine.engine.calibration.default_min_confidence;
+        const response: DecideResponse = {
+          id: ctx.requestId,
+          model: done.model,
+          answers: Object.fromEntries(
+            done.results.map((r) => [
+              r.question.key,
+              decideAnswer(r.question, r.numbers, request.questionMinConfidence.get(r.question.key) ?? fallback),
+            ]),
+          ),
+          usage: { input_tokens: done.inputTokens, output_tokens: 0 },
+        };
+        return response;
+      },
+    },
+  ],
+};

@@ -1,0 +1,91 @@
+import { fileURLToPath } from "node:url";
+import { createEngine } from "../engine/registry.js";
+import type { Config } from "../config.js";
+import { loadDataset } from "../eval/dataset.js";
+import { abstention, accuracy, ece, judge, scoreItems, type Judged } from "../eval/metrics.js";
+import type { QuestionKind } from "../questions/question.js";
+import { flagString, type Args } from "./args.js";
+
+const DEFAULT_DIR = fileURLToPath(new URL("../../../eval/dev", import.meta.url));
+const KINDS: QuestionKind[] = ["noul", "choice", "score"];
+const THRESHOLDS = [0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7];
+
+function pct(x: number): string {
+  return Number.isNaN(x) ? "   -  " : `${(100 * x).toFixed(1).padStart(5)}%`;
+}
+
+/** `svc eval`: accuracy per type and language, calibration error and abstention, on the labeled set. */
+export async function evalCommand(config: Config, args: Args): Promise<number> {
+  const dir = flagString(args, "dir") ?? DEFAULT_DIR;
+  const split = flagString(args, "split") ?? "all";
+  if (!["all", "fit", "test"].includes(split)) throw new Error("--split must be all, fit or test");
+  const items = loadDataset(dir);
+  const engine = createEngine({ workers: config.workers });
+  await engine.load();
+  try {
+    const threshold = Number(flagString(args, "threshold") ?? engine.calibration.default_min_confidence);
+    const t0 = performance.now();
+    const scored = (await scoreItems(engine, items)).filter((s) => split === "all" || s.split === split);
+    const seconds = (performance.now() - t0) / 1000;
+    const rows = scored.map((s) => ({ s, j: judge(s, engine.calibration) }));
+    const langs = [...new Set(rows.map((r) => r.s.item.lang))].sort((a, b) => (a === "en" ? -1 : b === "en" ? 1 : a.localeCompare(b)));
+    const pick = (f: (r: (typeof rows)[number]) => boolean): Judged[] => rows.filter(f).map((r) => r.j);
+    const byLang = Object.fromEntries(
+      langs.map((l) => [
+        l,
+        Object.fromEntries([...KINDS, "all"].map((k) => {
+          const js = pick((r) => r.s.item.lang === l && (k === "all" || r.s.kind === k));
+          return [k, { n: js.length, accuracy: accuracy(js), ece: ece(js) }];
+        })),
+      ]),
+    );
+    const byKind = Object.fromEntries(KINDS.map((k) => {
+      const js = pick((r) => r.s.kind === k);
+      return [k, { n: js.length, accuracy: accuracy(js), ece: ece(js) }];
+    }));
+    const all = rows.map((r) => r.j);
+    const curve = THRESHOLDS.map((t) => ({ threshold: t, ...abstention(all, t) }));
+    const ms = scored.map((s) => s.ms).sort((a, b) => a - b);
+    const result = {
+      backend: engine.info.backend,
+      dir,
+      split,
+      items: scored.length,
+      seconds: Math.round(seconds * 10) / 10,
+      p50_ms_per_question: Math.round(ms[Math.floor(ms.length / 2)] ?? 0),
+      by_kind: byKind,
+      by_lang: byLang,
+      overall: { accuracy: accuracy(all), ece: ece(all) },
+      abstention: { threshold, ...abstention(all, threshold) },
+      curve,
+    };
+    if (args.flags.has("json")) {
+      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+      return 0;
+    }
+    const out: string[] = [];
+    out.push(`model ${result.backend}, ${result.items} questions (split: ${split}), ${result.seconds} s, p50 ${result.p50_ms_per_question} ms per question`);
+    out.push("", "accuracy (n) by language and type; ECE = expected calibration error of the top answer");
+    out.push(`lang   ${KINDS.map((k) => k.padEnd(15)).join("")}all            ECE`);
+    for (const l of langs) {
+      const cells = [...KINDS, "all"].map((k) => {
+        const c = byLang[l][k];
+        return `${pct(c.accuracy)} (${String(c.n).padStart(3)})  `;
+      });
+      out.push(`${l.padEnd(6)} ${cells.join("")} ${byLang[l].all.ece.toFixed(3)}`);
+    }
+    out.push(`${"all".padEnd(6)} ${KINDS.map((k) => `${pct(byKind[k].accuracy)} (${String(byKind[k].n).padStart(3)})  `).join("")}${pct(result.overall.accuracy)} (${String(all.length).padStart(3)})   ${result.overall.ece.toFixed(3)}`);
+    out.push(`ECE by type: ${KINDS.map((k) => `${k} ${byKind[k].ece.toFixed(3)}`).join(", ")}`);
+    out.push("", "abstention: answer only when confidence >= threshold");
+    out.push("threshold  answered  accuracy(answered)  accuracy(abstained)");
+    const rowsToShow = curve.some((c) => c.threshold === threshold) ? curve : [...curve, result.abstention].sort((a, b) => a.threshold - b.threshold);
+    for (const c of rowsToShow) {
+      const mark = c.threshold === threshold ? "  <- model default" : "";
+      out.push(`${c.threshold.toFixed(2).padStart(9)}  ${pct(c.coverage)}    ${pct(c.answeredAccuracy)}              ${pct(c.abstainedAccuracy)}${mark}`);
+    }
+    process.stdout.write(`${out.join("\n")}\n`);
+    return 0;
+  } finally {
+    await engine.close();
+  }
+}

@@ -1,0 +1,287 @@
+import { existsSync, readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Question } from "../../questions/question.js";
+import type { Calibration, Engine, ModelInfo, Plan, QuestionPlan, RawScores } from "../engine.js";
+import { EmbedPool, MODEL_MAX_TOKENS } from "./pool.js";
+import { builtinTokenizer, type Tokenizer } from "./tokenizer.js";
+
+export const MAX_PAIR_TOKENS = 256;
+
+/** Weights of the three similarity features (see models/builtin/model.json). */
+export interface Mix {
+  option: number;
+  joint: number;
+  stateQuestion: number;
+}
+
+export interface ModelConfig {
+  templates: {
+    choiceQuestion: string;
+    scoreQuestion: string;
+    option: string;
+    optionKeyOnly: string;
+    level: string;
+    levelKeyOnly: string;
+    yes: string;
+    no: string;
+  };
+  choice: Mix;
+  score: Mix;
+  noul: { sides: Mix; question: number; bias: number; questionOnly: { question: number; bias: number } };
+}
+
+/** Feature values of one side of a pair. */
+export type Features = Mix;
+
+/** choice/score: features per option; noul: the yes side, the no side (null when not given) and cos(state, question). */
+export type QuestionFeatures =
+  | { kind: "choice" | "score"; options: Features[] }
+  | { kind: "noul"; yes: Features | null; no: Features | null; question: number };
+
+export interface BuiltinEngineOptions {
+  /** Worker threads running the model (default: 2 when the machine has 2 cores or more). */
+  workers?: number;
+  /** Folder with model.json and calibration.json (default: models/builtin of this project). */
+  modelDir?: string;
+  /** Worker script override (tests). */
+  workerUrl?: URL;
+}
+
+/** Token ids of one (state + question, option) pair after cutting it to MAX_PAIR_TOKENS. */
+interface PairWork {
+  state: Int32Array;
+  question: Int32Array;
+  /** choice/score: the option text; noul: the yes part (the no part is in `no`). */
+  option: Int32Array;
+  no: Int32Array;
+}
+
+interface Work {
+  pairs: PairWork[][];
+}
+
+const EMPTY = new Int32Array(0);
+
+function fill(template: string, values: Record<string, string>): string {
+  return template.replace(/\{(\w+)\}/g, (m: string, name: string) => values[name] ?? m);
+}
+
+function concat(a: Int32Array, b: Int32Array): Int32Array {
+  const out = new Int32Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+/** Where the shipped data lives: the nearest models/builtin above this file (works from src/ and dist/). */
+function defaultModelDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = join(dir, "models", "builtin");
+    if (existsSync(join(candidate, "model.json"))) return candidate;
+    const up = dirname(dir);
+    if (up === dir) throw new Error("models/builtin/model.json not found");
+    dir = up;
+  }
+}
+
+function readJson<T>(path: string): T {
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as T;
+  } catch (err) {
+    throw new Error(`cannot read ${path}: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Universal Sentence Encoder lite as a bi-encoder: the state and each hypothesis text are embedded
+ * separately (so option, question and state embeddings are cached and shared across requests) and a
+ * pair's raw score mixes cosine similarities with weights from model.json.
+ */
+export class BuiltinEngine implements Engine {
+  readonly info: ModelInfo = {
+    backend: "builtin-use-lite",
+    description:
+      "Built-in Universal Sentence Encoder lite (512-d, English) on CPU: a bi-encoder scoring each option by the cosine similarity of the state and the option text.",
+    languages: ["en"],
+    maxPairTokens: MAX_PAIR_TOKENS,
+  };
+  readonly calibration: Calibration;
+  readonly config: ModelConfig;
+  private readonly tokenizer: Tokenizer;
+  private readonly pool: EmbedPool;
+  private loading: Promise<void> | null = null;
+
+  constructor(opts: BuiltinEngineOptions = {}) {
+    const dir = opts.modelDir ?? defaultModelDir();
+    this.config = readJson<ModelConfig>(join(dir, "model.json"));
+    this.calibration = readJson<Calibration>(join(dir, "calibration.json"));
+    this.tokenizer = builtinTokenizer();
+    const workers = opts.workers ?? Math.min(2, Math.max(1, availableParallelism()));
+    this.pool = new EmbedPool({ workers, workerUrl: opts.workerUrl });
+  }
+
+  load(): Promise<void> {
+    this.loading ??= this.pool.start();
+    return this.loading;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+
+  private head(text: string, limit = MAX_PAIR_TOKENS): Int32Array {
+    return Int32Array.from(this.tokenizer.encodeHead(text, limit).ids);
+  }
+
+  plan(state: string, questions: Question[]): Plan {
+    const t = this.config.templates;
+    const stateIds = this.head(state);
+    const plans: QuestionPlan[] = [];
+    const work: Work = { pairs: [] };
+    let inputTokens = 0;
+    for (const q of questions) {
+      let pairs: PairWork[];
+      if (q.kind === "noul") {
+        const question = q.text === null ? EMPTY : this.head(q.text);
+        const yes = q.yes === null ? EMPTY : this.head(fill(t.yes, { text: q.yes }));
+        const no = q.no === null ? EMPTY : this.head(fill(t.no, { text: q.no }));
+        pairs = [this.cut(stateIds, question, yes, no)];
+      } else {
+        const defaultQuestion = q.kind === "choice" ? t.choiceQuestion : t.scoreQuestion;
+        const question = this.head(q.text ?? defaultQuestion);
+        pairs = q.options.map((o) => {
+          const template =
+            q.kind === "choice"
+              ? o.description === null ? t.optionKeyOnly : t.option
+              : o.description === null ? t.levelKeyOnly : t.level;
+          // keyWords: "book_flight" read as "book flight", closer to how the model saw text.
+          const keyWords = o.key.replace(/[_-]+/g, " ").trim();
+          const option = this.head(fill(template, { key: o.key, keyWords, description: o.description ?? "" }));
+          return this.cut(stateIds, question, option, EMPTY);
+        });
+      }
+      const pairTokens = pairs.map((p) => p.state.length + p.question.length + p.option.length + p.no.length);
+      inputTokens += pairTokens.reduce((a, b) => a + b, 0);
+      plans.push({ question: q, pairTokens });
+      work.pairs.push(pairs);
+    }
+    return { questions: plans, inputTokens, work };
+  }
+
+  /**
+   * Fits a pair into MAX_PAIR_TOKENS: the hypothesis (question + option text) is kept whole when it
+   * fits, else the question is cut at its end, then the option text (option, then no part); the
+   * state gets what is left and is cut at its end.
+   */
+  private cut(state: Int32Array, question: Int32Array, option: Int32Array, no: Int32Array): PairWork {
+    const optionLen = Math.min(option.length, MAX_PAIR_TOKENS);
+    const noLen = Math.min(no.length, MAX_PAIR_TOKENS - optionLen);
+    const questionLen = Math.min(question.length, MAX_PAIR_TOKENS - optionLen - noLen);
+    const stateLen = Math.min(state.length, MAX_PAIR_TOKENS - optionLen - noLen - questionLen);
+    return {
+      state: state.subarray(0, stateLen),
+      question: question.subarray(0, questionLen),
+      option: option.subarray(0, optionLen),
+      no: no.subarray(0, noLen),
+    };
+  }
+
+  async run(plan: Plan): Promise<RawScores> {
+    const features = await this.features(plan);
+    return features.map((f) => this.mix(f));
+  }
+
+  /** Raw scores from features, with the weights of model.json. */
+  mix(f: QuestionFeatures, config: ModelConfig = this.config): number[] {
+    const dot = (w: Mix, x: Features): number => w.option * x.option + w.joint * x.joint + w.stateQuestion * x.stateQuestion;
+    if (f.kind !== "noul") {
+      const w = f.kind === "choice" ? config.choice : config.score;
+      return f.options.map((x) => dot(w, x));
+    }
+    const n = config.noul;
+    if (f.yes === null && f.no === null) return [n.questionOnly.question * f.question + n.questionOnly.bias];
+    // A missing side is compared against the question alone.
+    const q: Features = { option: f.question, joint: f.question, stateQuestion: f.question };
+    return [dot(n.sides, f.yes ?? q) - dot(n.sides, f.no ?? q) + n.question * f.question + n.bias];
+  }
+
+  /**
+   * Cosine features of every pair. Only the embeddings that a non-zero weight needs are computed,
+   * unless `all` is set (used when tuning the weights).
+   */
+  async features(plan: Plan, all = false): Promise<QuestionFeatures[]> {
+    const work = plan.work as Work;
+    const c = this.config;
+    const need = (kind: "choice" | "score" | "noul"): Mix => {
+      const w = kind === "noul" ? c.noul.sides : c[kind];
+      return all ? { option: 1, joint: 1, stateQuestion: 1 } : w;
+    };
+    const side = async (p: PairWork, option: Int32Array, w: Mix): Promise<Features> => {
+      if (option.length === 0) return { option: 0, joint: 0, stateQuestion: 0 };
+      const [s, o, j, sq] = await Promise.all([
+        this.embed(p.state),
+        w.option !== 0 || w.stateQuestion !== 0 ? this.embed(option) : null,
+        w.joint !== 0 ? this.embed(concat(p.question, option)) : null,
+        w.stateQuestion !== 0 ? this.embed(concat(p.state, p.question)) : null,
+      ]);
+      return { option: cosine(s, o), joint: cosine(s, j), stateQuestion: cosine(sq, o) };
+    };
+    return Promise.all(
+      plan.questions.map(async (qp, i): Promise<QuestionFeatures> => {
+        const pairs = work.pairs[i];
+        const kind = qp.question.kind;
+        if (kind !== "noul") {
+          return { kind, options: await Promise.all(pairs.map((p) => side(p, p.option, need(kind)))) };
+        }
+        const p = pairs[0];
+        const w = need("noul");
+        // mix() falls back on cos(state, question) when a side is missing.
+        const wantQuestion = all || c.noul.question !== 0 || qp.question.yes === null || qp.question.no === null;
+        const [yes, no, question] = await Promise.all([
+          qp.question.yes === null ? null : side(p, p.option, w),
+          qp.question.no === null ? null : side(p, p.no, w),
+          wantQuestion ? Promise.all([this.embed(p.state), this.embed(p.question)]).then(([s, q]) => cosine(s, q)) : 0,
+        ]);
+        return { kind, yes, no, question };
+      }),
+    );
+  }
+
+  /**
+   * Embedding of a sequence of up to MAX_PAIR_TOKENS ids. The model reads only its first 128 tokens,
+   * so longer sequences are read as 128-token chunks on a fixed grid (a state cut at 200 or 230
+   * tokens shares its first chunk) and the chunk embeddings are averaged by length.
+   */
+  private async embed(ids: Int32Array): Promise<Float64Array | null> {
+    if (ids.length === 0) return null;
+    const chunks: Int32Array[] = [];
+    for (let at = 0; at < ids.length; at += MODEL_MAX_TOKENS) chunks.push(ids.slice(at, at + MODEL_MAX_TOKENS));
+    const vectors = await Promise.all(chunks.map((chunk) => this.pool.embed(chunk)));
+    const out = new Float64Array(vectors[0].length);
+    vectors.forEach((v, k) => {
+      const weight = chunks[k].length;
+      for (let d = 0; d < v.length; d++) out[d] += weight * v[d];
+    });
+    return out;
+  }
+}
+
+function cosine(a: Float64Array | null, b: Float64Array | null): number {
+  if (a === null || b === null) return 0;
+  let ab = 0;
+  let aa = 0;
+  let bb = 0;
+  for (let d = 0; d < a.length; d++) {
+    ab += a[d] * b[d];
+    aa += a[d] * a[d];
+    bb += b[d] * b[d];
+  }
+  return aa === 0 || bb === 0 ? 0 : ab / Math.sqrt(aa * bb);
+}
+
+export function createBuiltinEngine(opts: BuiltinEngineOptions = {}): BuiltinEngine {
+  return new BuiltinEngine(opts);
+}

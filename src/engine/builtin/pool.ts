@@ -1,0 +1,270 @@
+import { Worker } from "node:worker_threads";
+
+/** One batch for a worker: `lengths[r]` ids of row r, concatenated in `ids`. */
+export interface EmbedRequest {
+  id: number;
+  lengths: Int32Array;
+  ids: Int32Array;
+}
+
+export type WorkerReply =
+  | { kind: "ready"; backend: string }
+  | { kind: "failed"; message: string }
+  | { kind: "result"; id: number; vectors: Float32Array }
+  | { kind: "error"; id: number; message: string };
+
+export const EMBED_DIM = 512;
+/** The model reads at most this many tokens of a sequence (found by measurement: tokens past 128 do not change the output). */
+export const MODEL_MAX_TOKENS = 128;
+
+export interface PoolOptions {
+  workers: number;
+  /** Max padded tokens (rows x longest row) per batch. */
+  maxBatchTokens?: number;
+  /** Max entries of the embedding cache. */
+  cacheSize?: number;
+  /** Wait this long for more work before dispatching to an idle worker (0: next turn of the loop). */
+  batchWindowMs?: number;
+  /** Worker script; tests point it elsewhere to check start failures. */
+  workerUrl?: URL;
+}
+
+interface Job {
+  key: string;
+  ids: Int32Array;
+  bucket: number;
+  resolve: (v: Float32Array) => void;
+  reject: (e: Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  busy: Job[] | null;
+  batchId: number;
+}
+
+/** Length buckets: padding a short row to a long one costs as much as the long row. */
+const BUCKETS = [8, 16, 32, 64, MODEL_MAX_TOKENS];
+const bucketOf = (n: number): number => BUCKETS.find((b) => n <= b) ?? MODEL_MAX_TOKENS;
+
+/** Ids are < 65536 (8k vocabulary), so one UTF-16 unit per id makes a compact exact key. */
+export function sequenceKey(ids: ArrayLike<number>): string {
+  let key = "";
+  for (let i = 0; i < ids.length; i += 4096) {
+    key += String.fromCharCode(...Array.prototype.slice.call(ids, i, i + 4096) as number[]);
+  }
+  return key;
+}
+
+/**
+ * Worker threads running the model, a queue batched by sequence length, an LRU of finished
+ * embeddings and sharing of in-flight ones. The model gives bit-identical rows whatever else is in
+ * the batch (checked), and the cache makes a repeated sequence return the very same numbers.
+ */
+export class EmbedPool {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Job[] = [];
+  private readonly cache = new Map<string, Float32Array>();
+  private readonly inflight = new Map<string, Promise<Float32Array>>();
+  private readonly maxBatchTokens: number;
+  private readonly cacheSize: number;
+  private readonly windowMs: number;
+  private readonly url: URL;
+  private scheduled = false;
+  private closed = false;
+  private nextBatch = 1;
+  backend = "";
+
+  constructor(private readonly opts: PoolOptions) {
+    this.maxBatchTokens = opts.maxBatchTokens ?? 2048;
+    this.cacheSize = opts.cacheSize ?? 20000;
+    this.windowMs = opts.batchWindowMs ?? 0;
+    this.url = opts.workerUrl ?? new URL("./worker.js", import.meta.url);
+  }
+
+  /** Starts every worker; rejects (and stops the others) when any of them cannot load the model. */
+  async start(): Promise<void> {
+    const count = Math.max(1, Math.floor(this.opts.workers));
+    try {
+      await Promise.all(Array.from({ length: count }, () => this.spawn()));
+    } catch (err) {
+      await this.close();
+      throw err;
+    }
+  }
+
+  private spawn(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      let worker: Worker;
+      try {
+        worker = new Worker(this.url);
+      } catch (err) {
+        reject(new Error(`builtin model worker could not start: ${(err as Error).message}`));
+        return;
+      }
+      const slot: Slot = { worker, busy: null, batchId: 0 };
+      let ready = false;
+      const fail = (message: string): void => {
+        if (!ready) {
+          ready = true;
+          void worker.terminate();
+          reject(new Error(`builtin model worker could not start: ${message}`));
+          return;
+        }
+        this.lose(slot, message);
+      };
+      worker.on("message", (msg: WorkerReply) => {
+        switch (msg.kind) {
+          case "ready":
+            if (this.closed) {
+              fail("engine closed while loading");
+              break;
+            }
+            ready = true;
+            this.backend = msg.backend;
+            this.slots.push(slot);
+            resolve();
+            this.schedule();
+            break;
+          case "failed":
+            fail(msg.message);
+            break;
+          case "result":
+          case "error":
+            this.finish(slot, msg);
+            break;
+        }
+      });
+      worker.on("error", (err) => fail(err.message));
+      worker.on("exit", (code) => {
+        if (!this.closed) fail(`worker exited with code ${code}`);
+      });
+    });
+  }
+
+  /** A worker died after loading: fail its batch and replace it so the pool keeps its size. */
+  private lose(slot: Slot, message: string): void {
+    const at = this.slots.indexOf(slot);
+    if (at < 0) return;
+    this.slots.splice(at, 1);
+    const jobs = slot.busy ?? [];
+    slot.busy = null;
+    for (const job of jobs) this.settle(job, new Error(`builtin model worker failed: ${message}`));
+    void slot.worker.terminate();
+    if (!this.closed) {
+      this.spawn().catch((err: Error) => {
+        if (this.slots.length === 0) this.failAll(err);
+      });
+    }
+  }
+
+  private failAll(err: Error): void {
+    for (const job of this.queue.splice(0)) this.settle(job, err);
+  }
+
+  /** Embedding of one sequence of 1..MODEL_MAX_TOKENS ids (unit length, as the model gives it). */
+  embed(ids: Int32Array): Promise<Float32Array> {
+    if (ids.length === 0 || ids.length > MODEL_MAX_TOKENS) {
+      return Promise.reject(new Error(`sequence of ${ids.length} tokens cannot be embedded`));
+    }
+    const key = sequenceKey(ids);
+    const hit = this.cache.get(key);
+    if (hit) {
+      this.cache.delete(key);
+      this.cache.set(key, hit);
+      return Promise.resolve(hit);
+    }
+    const pending = this.inflight.get(key);
+    if (pending) return pending;
+    if (this.closed) return Promise.reject(new Error("builtin engine is closed"));
+    const promise = new Promise<Float32Array>((resolve, reject) => {
+      this.queue.push({ key, ids, bucket: bucketOf(ids.length), resolve, reject });
+    });
+    this.inflight.set(key, promise);
+    this.schedule();
+    return promise;
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.queue.length === 0) return;
+    this.scheduled = true;
+    const run = (): void => {
+      this.scheduled = false;
+      this.dispatch();
+    };
+    // Jobs of one request are enqueued in one turn; waiting a turn lets them share batches.
+    if (this.windowMs > 0) setTimeout(run, this.windowMs);
+    else setImmediate(run);
+  }
+
+  private dispatch(): void {
+    for (;;) {
+      const idle = this.slots.filter((s) => s.busy === null);
+      if (idle.length === 0 || this.queue.length === 0) return;
+      // Oldest job first; fill with jobs of its bucket, split across the idle workers.
+      const bucket = this.queue[0].bucket;
+      const same = this.queue.filter((j) => j.bucket === bucket).length;
+      const rows = Math.max(1, Math.min(Math.floor(this.maxBatchTokens / bucket), Math.ceil(same / idle.length)));
+      const batch: Job[] = [];
+      for (let i = 0; i < this.queue.length && batch.length < rows; ) {
+        if (this.queue[i].bucket === bucket) batch.push(...this.queue.splice(i, 1));
+        else i++;
+      }
+      this.send(idle[0], batch);
+    }
+  }
+
+  private send(slot: Slot, batch: Job[]): void {
+    const lengths = Int32Array.from(batch, (j) => j.ids.length);
+    const ids = new Int32Array(lengths.reduce((a, b) => a + b, 0));
+    let at = 0;
+    for (const job of batch) {
+      ids.set(job.ids, at);
+      at += job.ids.length;
+    }
+    slot.busy = batch;
+    slot.batchId = this.nextBatch++;
+    const req: EmbedRequest = { id: slot.batchId, lengths, ids };
+    slot.worker.postMessage(req, [lengths.buffer, ids.buffer]);
+  }
+
+  private finish(slot: Slot, msg: Extract<WorkerReply, { id: number }>): void {
+    const jobs = slot.busy;
+    if (!jobs || msg.id !== slot.batchId) return;
+    slot.busy = null;
+    if (msg.kind === "error") {
+      const err = new Error(`builtin model failed: ${msg.message}`);
+      for (const job of jobs) this.settle(job, err);
+    } else {
+      jobs.forEach((job, r) => this.settle(job, msg.vectors.slice(r * EMBED_DIM, (r + 1) * EMBED_DIM)));
+    }
+    this.schedule();
+  }
+
+  private settle(job: Job, result: Float32Array | Error): void {
+    this.inflight.delete(job.key);
+    if (result instanceof Error) {
+      job.reject(result);
+      return;
+    }
+    this.cache.set(job.key, result);
+    if (this.cache.size > this.cacheSize) {
+      const oldest = this.cache.keys().next();
+      if (!oldest.done) this.cache.delete(oldest.value);
+    }
+    job.resolve(result);
+  }
+
+  get size(): number {
+    return this.slots.length;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const err = new Error("builtin engine is closed");
+    this.failAll(err);
+    const slots = this.slots.splice(0);
+    for (const slot of slots) for (const job of slot.busy ?? []) this.settle(job, err);
+    await Promise.all(slots.map((s) => s.worker.terminate()));
+  }
+}

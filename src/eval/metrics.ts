@@ -1,0 +1,93 @@
+import { answerNumbers, type AnswerNumbers } from "../engine/answer.js";
+import type { Calibration, Engine, RawScores } from "../engine/engine.js";
+import type { QuestionKind } from "../questions/question.js";
+import { renderText } from "../questions/render.js";
+import { labelIndex, toQuestion, type DevItem } from "./dataset.js";
+import { splitOf, type Split } from "./split.js";
+
+/** One labeled item after the model answered it. */
+export interface Scored {
+  item: DevItem;
+  split: Split;
+  kind: QuestionKind;
+  label: number;
+  raw: number[];
+  tokens: number;
+  ms: number;
+}
+
+export interface Judged {
+  kind: QuestionKind;
+  correct: boolean;
+  /** Probability the model gave to its own answer (for ECE). */
+  top: number;
+  confidence: number;
+}
+
+/** Runs the engine on every item, a few at a time (as concurrent requests would). */
+export async function scoreItems(engine: Engine, items: DevItem[], concurrency = 4): Promise<Scored[]> {
+  const out: Scored[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      const item = items[i];
+      const q = toQuestion(item);
+      const t0 = performance.now();
+      const plan = engine.plan(renderText(item.state), [q]);
+      const raw: RawScores = await engine.run(plan);
+      out[i] = {
+        item,
+        split: splitOf(item.group),
+        kind: item.type,
+        label: labelIndex(item, q),
+        raw: raw[0],
+        tokens: plan.inputTokens,
+        ms: performance.now() - t0,
+      };
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return out;
+}
+
+export function judge(s: Scored, cal: Calibration): Judged & { numbers: AnswerNumbers } {
+  const q = toQuestion(s.item);
+  const numbers = answerNumbers(s.kind, s.raw, q.options.map((o) => o.key), cal);
+  return {
+    kind: s.kind,
+    correct: numbers.best === s.label,
+    top: numbers.probabilities[numbers.best],
+    confidence: numbers.confidence,
+    numbers,
+  };
+}
+
+/** Expected calibration error of the top-label probability, 10 equal-width bins. */
+export function ece(judged: Judged[], bins = 10): number {
+  if (judged.length === 0) return 0;
+  const sums = Array.from({ length: bins }, () => ({ n: 0, conf: 0, acc: 0 }));
+  for (const j of judged) {
+    const b = Math.min(bins - 1, Math.floor(j.top * bins));
+    sums[b].n++;
+    sums[b].conf += j.top;
+    sums[b].acc += j.correct ? 1 : 0;
+  }
+  return sums.reduce((e, s) => (s.n === 0 ? e : e + (s.n / judged.length) * Math.abs(s.acc / s.n - s.conf / s.n)), 0);
+}
+
+export function accuracy(judged: Judged[]): number {
+  return judged.length === 0 ? NaN : judged.filter((j) => j.correct).length / judged.length;
+}
+
+/** Share answered, accuracy on the answered ones and on the abstained ones, for a confidence threshold. */
+export function abstention(judged: Judged[], threshold: number): { coverage: number; answeredAccuracy: number; abstainedAccuracy: number; n: number } {
+  const answered = judged.filter((j) => j.confidence >= threshold);
+  const abstained = judged.filter((j) => j.confidence < threshold);
+  return {
+    coverage: judged.length === 0 ? NaN : answered.length / judged.length,
+    answeredAccuracy: accuracy(answered),
+    abstainedAccuracy: accuracy(abstained),
+    n: judged.length,
+  };
+}
