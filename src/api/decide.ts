@@ -1,10 +1,10 @@
 import { ApiError, type Problem } from "../http/errors.js";
 import type { AnswerNumbers } from "../engine/answer.js";
-import type { Question } from "../questions/question.js";
 import {
   isPlainObject,
   LIMITS,
   readChoiceOptions,
+  readQuestionHead,
   readModelName,
   readQuestionMap,
   readScoreLevels,
@@ -12,7 +12,7 @@ import {
   readYesNo,
   type Loc,
 } from "../questions/fields.js";
-import type { DecisionRequest } from "../questions/question.js";
+import type { DecisionRequest, Question } from "../questions/question.js";
 
 /** Native API, POST /v1/decide: binary / choice / scale questions with built-in abstention. */
 export interface DecideRequest extends DecisionRequest {
@@ -51,6 +51,7 @@ export interface DecideResponse {
 
 const KIND_OF = { binary: "noul", choice: "choice", scale: "score" } as const;
 type DecideType = keyof typeof KIND_OF;
+const DECIDE_TYPES = Object.keys(KIND_OF) as DecideType[];
 
 function readThreshold(value: unknown, loc: Loc, problems: Problem[]): number | null {
   if (value === undefined || value === null) return null;
@@ -62,38 +63,23 @@ function readThreshold(value: unknown, loc: Loc, problems: Problem[]): number | 
 }
 
 function readQuestion(key: string, value: unknown, loc: Loc, problems: Problem[]): { q: Question; min: number | null } | null {
-  if (!isPlainObject(value)) {
-    problems.push({ loc, code: "dict_type", type: "dict_type" });
-    return null;
-  }
-  const type = value.type;
-  if (type === undefined || type === null) {
-    problems.push({ loc: [...loc, "type"], code: "missing", type: "missing" });
-    return null;
-  }
-  if (typeof type !== "string" || !(type in KIND_OF)) {
-    problems.push({
-      loc: [...loc, "type"],
-      code: "question_type",
-      type: "literal_error",
-      params: { allowed: "'binary', 'choice' or 'scale'" },
-    });
-    return null;
-  }
-  const kind = KIND_OF[type as DecideType];
-  const text = readText(value.question, [...loc, "question"], problems, {
+  const head = readQuestionHead(value, loc, problems, DECIDE_TYPES);
+  if (!head) return null;
+  const { fields, type } = head;
+  const kind = KIND_OF[type];
+  const text = readText(fields.question, [...loc, "question"], problems, {
     nullable: false,
     maxChars: LIMITS.maxInstructionChars,
   });
   const q: Question = { key, kind, text, options: [], yes: null, no: null };
-  if (kind === "choice") q.options = readChoiceOptions(value.options, [...loc, "options"], problems);
-  else if (kind === "score") q.options = readScoreLevels(value.levels, [...loc, "levels"], problems);
+  if (kind === "choice") q.options = readChoiceOptions(fields.options, [...loc, "options"], problems);
+  else if (kind === "score") q.options = readScoreLevels(fields.levels, [...loc, "levels"], problems);
   else {
-    const sides = readYesNo({ yes: value.yes, no: value.no }, loc, problems, { yes: "yes", no: "no" });
+    const sides = readYesNo({ yes: fields.yes, no: fields.no }, loc, problems, { yes: "yes", no: "no" });
     q.yes = sides.yes;
     q.no = sides.no;
   }
-  return { q, min: readThreshold(value.min_confidence, [...loc, "min_confidence"], problems) };
+  return { q, min: readThreshold(fields.min_confidence, [...loc, "min_confidence"], problems) };
 }
 
 /** Parses and validates a /v1/decide body. Throws ApiError(422) listing every problem found. */

@@ -5,6 +5,7 @@ import {
   LIMITS,
   isPlainObject,
   readChoiceOptions,
+  readQuestionHead,
   readModelName,
   readQuestionMap,
   readScoreLevels,
@@ -34,42 +35,22 @@ export interface SystemOneResponse {
 const TYPES = ["noul", "choice", "score"] as const;
 
 function readQuestion(key: string, value: unknown, loc: Loc, problems: Problem[]): Question | null {
-  if (!isPlainObject(value)) {
-    problems.push({ loc, code: "dict_type", type: "dict_type" });
-    return null;
-  }
-  const type = value.type;
-  if (type === undefined || type === null) {
-    problems.push({ loc: [...loc, "type"], code: "missing", type: "missing" });
-    return null;
-  }
-  if (typeof type === "string" && ["box", "image", "asset", "file"].includes(type.toLowerCase())) {
-    problems.push({ loc: [...loc, "type"], code: "text_only", type: "text_only" });
-    return null;
-  }
-  if (typeof type !== "string" || !(TYPES as readonly string[]).includes(type)) {
-    problems.push({
-      loc: [...loc, "type"],
-      code: "question_type",
-      type: "literal_error",
-      params: { allowed: "'noul', 'choice' or 'score'" },
-    });
-    return null;
-  }
-  const kind = type as Question["kind"];
-  const text = readText(value.instructions, [...loc, "instructions"], problems, {
+  const head = readQuestionHead(value, loc, problems, TYPES);
+  if (!head) return null;
+  const { fields, type: kind } = head;
+  const text = readText(fields.instructions, [...loc, "instructions"], problems, {
     nullable: true,
     maxChars: LIMITS.maxInstructionChars,
   });
   const cLoc = [...loc, "criteria"];
   const q: Question = { key, kind, text, options: [], yes: null, no: null };
-  if (kind === "choice") q.options = readChoiceOptions(value.criteria, cLoc, problems);
-  else if (kind === "score") q.options = readScoreLevels(value.criteria, cLoc, problems);
+  if (kind === "choice") q.options = readChoiceOptions(fields.criteria, cLoc, problems);
+  else if (kind === "score") q.options = readScoreLevels(fields.criteria, cLoc, problems);
   else {
-    const sides = readYesNo(value.criteria, cLoc, problems, { yes: "true", no: "false" });
+    const sides = readYesNo(fields.criteria, cLoc, problems, { yes: "true", no: "false" });
     q.yes = sides.yes;
     q.no = sides.no;
-    if (text === null && sides.yes === null && sides.no === null && value.instructions == null) {
+    if (text === null && sides.yes === null && sides.no === null && fields.instructions == null) {
       problems.push({ loc, code: "noul_nothing", type: "value_error" });
     }
   }

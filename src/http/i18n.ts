@@ -14,6 +14,12 @@ export const MESSAGES = {
     pt: "O corpo não é um JSON válido.",
     fr: "Le corps n'est pas un JSON valide.",
   },
+  invalid_request: {
+    en: "The request could not be parsed as HTTP.",
+    es: "No se pudo interpretar la solicitud como HTTP.",
+    pt: "Não foi possível interpretar o pedido como HTTP.",
+    fr: "La requête n'a pas pu être interprétée comme HTTP.",
+  },
   invalid_utf8: {
     en: "The body is not valid UTF-8.",
     es: "El cuerpo no es UTF-8 válido.",

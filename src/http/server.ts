@@ -135,9 +135,20 @@ export async function startServer(
   const server = createServer({ requestTimeout: opts.bodyTimeoutMs * 3, headersTimeout: opts.bodyTimeoutMs * 2 }, (req, res) => {
     void handle(req, res);
   });
-  server.on("clientError", (_err, socket) => {
-    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
-    else socket.destroy();
+  // Requests node cannot even parse (junk request line, bad headers) still get the documented error shape.
+  server.on("clientError", (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return void socket.destroy();
+    const timeout = err.code === "ERR_HTTP_REQUEST_TIMEOUT";
+    const e = timeout
+      ? new ApiError(408, "body_timeout", { params: { seconds: Math.round((opts.bodyTimeoutMs * 3) / 1000) } })
+      : new ApiError(400, "invalid_request");
+    const payload = JSON.stringify(e.toBody("en"));
+    const id = newRequestId();
+    socket.end(
+      `HTTP/1.1 ${e.status} ${timeout ? "Request Timeout" : "Bad Request"}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+        `x-request-id: ${id}\r\nx-alt-request-id: ${id}\r\nx-typesafe-request-id: ${id}\r\n` +
+        `connection: close\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`,
+    );
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

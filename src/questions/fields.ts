@@ -207,3 +207,41 @@ export function readModelName(value: unknown, loc: Loc, problems: Problem[]): st
   }
   return value;
 }
+
+const NON_TEXT_QUESTION_TYPES = ["box", "image", "asset", "file"];
+
+/**
+ * The head of one question: an object with a `type` among `allowed`. Box/image/asset/file types get the
+ * text-only problem. Returns the question's fields and type, or null when it cannot be read further.
+ */
+export function readQuestionHead<T extends string>(
+  value: unknown,
+  loc: Loc,
+  problems: Problem[],
+  allowed: readonly T[],
+): { fields: Record<string, unknown>; type: T } | null {
+  if (!isPlainObject(value)) {
+    problems.push({ loc, code: "dict_type", type: "dict_type" });
+    return null;
+  }
+  const type = value.type;
+  if (type === undefined || type === null) {
+    problems.push({ loc: [...loc, "type"], code: "missing", type: "missing" });
+    return null;
+  }
+  if (typeof type === "string" && NON_TEXT_QUESTION_TYPES.includes(type.toLowerCase())) {
+    problems.push({ loc: [...loc, "type"], code: "text_only", type: "text_only" });
+    return null;
+  }
+  if (typeof type !== "string" || !(allowed as readonly string[]).includes(type)) {
+    const names = allowed.map((a) => `'${a}'`);
+    problems.push({
+      loc: [...loc, "type"],
+      code: "question_type",
+      type: "literal_error",
+      params: { allowed: `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}` },
+    });
+    return null;
+  }
+  return { fields: value, type: type as T };
+}

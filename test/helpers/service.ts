@@ -118,18 +118,15 @@ export async function post(
     headers: { authorization: `Bearer ${svc.key}`, "content-type": "application/json", ...headers },
     body: typeof payload === "string" ? payload : new Uint8Array(payload),
   });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    /* keep text */
-  }
-  return { status: res.status, headers: res.headers, body: parsed };
+  return reply(res);
 }
 
 export async function get(svc: { url: string; key: string }, path: string, headers: Record<string, string> = {}): Promise<Reply> {
-  const res = await fetch(`${svc.url}${path}`, { headers: { authorization: `Bearer ${svc.key}`, ...headers } });
+  return reply(await fetch(`${svc.url}${path}`, { headers: { authorization: `Bearer ${svc.key}`, ...headers } }));
+}
+
+/** Status, headers and the body parsed as JSON (or left as text when it is not JSON). */
+export async function reply(res: Response): Promise<Reply> {
   const text = await res.text();
   let parsed: unknown = text;
   try {
