@@ -85,6 +85,33 @@ export function openSqliteStore(file: string, opts: { sync?: "full" | "normal" }
      GROUP BY k.id ORDER BY k.created_at, k.id`,
   );
   const count = db.prepare("SELECT COUNT(*) AS n FROM usage");
+  const insertMany = db.transaction((recs: UsageRecord[]) => {
+    for (const rec of recs) insertUsage.run(rec);
+  });
+
+  // Group commit: records that arrive in the same turn of the event loop share one transaction (one
+  // WAL write, and with synchronous FULL one fsync) instead of paying one each; each caller still
+  // resumes only after its own record is committed.
+  let pending: { rec: UsageRecord; done: (err: Error | null) => void }[] = [];
+  const flush = (): void => {
+    const batch = pending;
+    pending = [];
+    if (batch.length === 0) return;
+    try {
+      insertMany(batch.map((p) => p.rec));
+      for (const p of batch) p.done(null);
+    } catch {
+      // One bad record (say, a duplicate request id) must not fail the others: commit them one by one.
+      for (const p of batch) {
+        try {
+          insertUsage.run(p.rec);
+          p.done(null);
+        } catch (err) {
+          p.done(err as Error);
+        }
+      }
+    }
+  };
 
   return {
     insertKey: (key) => void insertKey.run(key),
@@ -99,13 +126,20 @@ export function openSqliteStore(file: string, opts: { sync?: "full" | "normal" }
       const row = byPrefix.get(prefix) as KeyRow | undefined;
       return row ? toKey(row) : null;
     },
-    recordUsage: (rec: UsageRecord) => void insertUsage.run(rec),
+    recordUsage: (rec: UsageRecord) =>
+      new Promise<void>((resolve, reject) => {
+        pending.push({ rec, done: (err) => (err ? reject(err) : resolve()) });
+        if (pending.length === 1) setImmediate(flush);
+      }),
     usageBetween(keyId, from, to) {
       const r = between.get(keyId, from, to) as { requests: number; tokens: number };
       return { requests: r.requests, inputTokens: r.tokens };
     },
     report: (from, to, key) => report.all({ from, to, key: key ?? null }) as UsageRow[],
     countUsage: () => (count.get() as { n: number }).n,
-    close: () => db.close(),
+    close: () => {
+      flush();
+      db.close();
+    },
   };
 }

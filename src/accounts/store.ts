@@ -40,8 +40,8 @@ export interface AccountStore {
   /** Revokes by id or prefix; returns the revoked key, or null when none matches. */
   revokeKey(idOrPrefix: string): KeyRecord | null;
   findByPrefix(prefix: string): KeyRecord | null;
-  /** Writes one usage record durably; returns only when it is committed. */
-  recordUsage(rec: UsageRecord): void;
+  /** Writes one usage record durably; resolves only when it is committed (records may share a commit). */
+  recordUsage(rec: UsageRecord): Promise<void>;
   /** Input tokens and requests billed to a key in [from, to) (ms). */
   usageBetween(keyId: string, from: number, to: number): { requests: number; inputTokens: number };
   /** Usage per key in [from, to), optionally for one key (id or prefix). */

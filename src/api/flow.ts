@@ -55,7 +55,7 @@ export async function answer(
       question: qp.question,
       numbers: answerNumbers(qp.question.kind, raw[i], qp.question.options.map((o) => o.key), engine.calibration),
     }));
-    deps.store.recordUsage({
+    await deps.store.recordUsage({
       keyId: ctx.key.id,
       requestId: ctx.requestId,
       endpoint: ctx.endpoint,

@@ -22,7 +22,9 @@ const USAGE = `svc: a self-hostable decision service
                                      requests and input tokens per key for a month (default: this month)
   svc ask --state TEXT (--noul Q | --choice Q --options a,b,c | --score Q --levels l0,l1,l2)
                                      ask the model one question from the command line
-  svc eval [--dir eval/dev] [--threshold X] [--json]
+  svc models list | pull <hf-id> [--revision R] | use <name|path|builtin>
+                                     manage ONNX models (see docs/models.md)
+  svc eval [--dir eval/dev] [--split all|fit|test] [--threshold X] [--json]
                                      accuracy and calibration on the labeled set
 `;
 
@@ -231,6 +233,10 @@ export async function main(argv: string[]): Promise<number> {
       return usageCommand(config, args);
     case "ask":
       return askCommand(config, args);
+    case "models": {
+      const { modelsCommand } = await import("./models.js");
+      return modelsCommand(config, args);
+    }
     case "eval": {
       const { evalCommand } = await import("./eval.js");
       return evalCommand(config, args);

@@ -218,6 +218,12 @@ export const MESSAGES = {
     pt: "Um Score precisa de 2 a 10 níveis; foram recebidos {n}.",
     fr: "Un Score nécessite entre 2 et 10 niveaux ; reçu {n}.",
   },
+  text_too_deep: {
+    en: "Objects and arrays may be nested at most {max} levels deep here.",
+    es: "Los objetos y arrays pueden anidarse como máximo {max} niveles aquí.",
+    pt: "Objetos e arrays podem ser aninhados no máximo {max} níveis aqui.",
+    fr: "Les objets et tableaux peuvent être imbriqués sur au plus {max} niveaux ici.",
+  },
   instructions_too_long: {
     en: "Instructions may be at most {max} characters; got {n}.",
     es: "Las instrucciones pueden tener como máximo {max} caracteres; se recibieron {n}.",

@@ -16,6 +16,8 @@ export const LIMITS = {
   minLevels: 2,
   maxLevels: 10,
   maxInstructionChars: 8000,
+  /** Objects and arrays inside a text field (state, instructions, descriptions) may nest this deep. */
+  maxTextDepth: 64,
 } as const;
 
 /** Objects that are not text: the service reads text only. */
@@ -32,6 +34,24 @@ export function hasNonTextPart(value: unknown, depth = 0): boolean {
   const type = (value as Record<string, unknown>).type;
   if (typeof type === "string" && NON_TEXT_PARTS.has(type.toLowerCase())) return true;
   return Object.values(value).some((v) => hasNonTextPart(v, depth + 1));
+}
+
+/**
+ * True when objects/arrays nest deeper than `max` (`[]` is depth 1). Iterative: the JSON parser
+ * accepts ~30,000 levels within 64 KiB, which would overflow the stack of a recursive walk and make
+ * rendered text quadratic in the depth (indentation per level).
+ */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== "object") continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+    }
+  }
+  return false;
 }
 
 /** A text-like value (string, object or array; null allowed when `nullable`), rendered to text. */
@@ -51,6 +71,10 @@ export function readText(
       code: opts.nullable ? "text_or_null_type" : "text_value_type",
       type: opts.nullable ? "text_type" : "text_type",
     });
+    return null;
+  }
+  if (typeof value === "object" && nestedDeeperThan(value, LIMITS.maxTextDepth)) {
+    problems.push({ loc, code: "text_too_deep", type: "too_deep", params: { max: LIMITS.maxTextDepth } });
     return null;
   }
   if (hasNonTextPart(value)) {

@@ -190,6 +190,7 @@ export class BuiltinEngine implements Engine {
   }
 
   async run(plan: Plan): Promise<RawScores> {
+    await this.load();
     const features = await this.features(plan);
     return features.map((f) => this.mix(f));
   }

@@ -19,7 +19,7 @@ export const MODEL_MAX_TOKENS = 128;
 
 export interface PoolOptions {
   workers: number;
-  /** Max padded tokens (rows x longest row) per batch. */
+  /** Max tokens (rows x row length) per batch. */
   maxBatchTokens?: number;
   /** Max entries of the embedding cache. */
   cacheSize?: number;
@@ -32,7 +32,6 @@ export interface PoolOptions {
 interface Job {
   key: string;
   ids: Int32Array;
-  bucket: number;
   resolve: (v: Float32Array) => void;
   reject: (e: Error) => void;
 }
@@ -43,23 +42,15 @@ interface Slot {
   batchId: number;
 }
 
-/** Length buckets: padding a short row to a long one costs as much as the long row. */
-const BUCKETS = [8, 16, 32, 64, MODEL_MAX_TOKENS];
-const bucketOf = (n: number): number => BUCKETS.find((b) => n <= b) ?? MODEL_MAX_TOKENS;
-
 /** Ids are < 65536 (8k vocabulary), so one UTF-16 unit per id makes a compact exact key. */
-export function sequenceKey(ids: ArrayLike<number>): string {
-  let key = "";
-  for (let i = 0; i < ids.length; i += 4096) {
-    key += String.fromCharCode(...Array.prototype.slice.call(ids, i, i + 4096) as number[]);
-  }
-  return key;
+function sequenceKey(ids: Int32Array): string {
+  return String.fromCharCode(...ids);
 }
 
 /**
  * Worker threads running the model, a queue batched by sequence length, an LRU of finished
- * embeddings and sharing of in-flight ones. The model gives bit-identical rows whatever else is in
- * the batch (checked), and the cache makes a repeated sequence return the very same numbers.
+ * embeddings and sharing of in-flight ones. A sequence gets bit-identical numbers whichever request,
+ * order or batch it comes in (see dispatch), so answers never depend on option order or load.
  */
 export class EmbedPool {
   private readonly slots: Slot[] = [];
@@ -72,6 +63,8 @@ export class EmbedPool {
   private readonly url: URL;
   private scheduled = false;
   private closed = false;
+  /** Set when every worker died and none could be started again. */
+  private broken: Error | null = null;
   private nextBatch = 1;
   backend = "";
 
@@ -152,9 +145,16 @@ export class EmbedPool {
     for (const job of jobs) this.settle(job, new Error(`builtin model worker failed: ${message}`));
     void slot.worker.terminate();
     if (!this.closed) {
-      this.spawn().catch((err: Error) => {
-        if (this.slots.length === 0) this.failAll(err);
-      });
+      this.spawn().then(
+        () => {
+          this.broken = null;
+        },
+        (err: Error) => {
+          if (this.slots.length > 0) return;
+          this.broken = err;
+          this.failAll(err);
+        },
+      );
     }
   }
 
@@ -177,8 +177,9 @@ export class EmbedPool {
     const pending = this.inflight.get(key);
     if (pending) return pending;
     if (this.closed) return Promise.reject(new Error("builtin engine is closed"));
+    if (this.broken) return Promise.reject(this.broken);
     const promise = new Promise<Float32Array>((resolve, reject) => {
-      this.queue.push({ key, ids, bucket: bucketOf(ids.length), resolve, reject });
+      this.queue.push({ key, ids, resolve, reject });
     });
     this.inflight.set(key, promise);
     this.schedule();
@@ -201,13 +202,15 @@ export class EmbedPool {
     for (;;) {
       const idle = this.slots.filter((s) => s.busy === null);
       if (idle.length === 0 || this.queue.length === 0) return;
-      // Oldest job first; fill with jobs of its bucket, split across the idle workers.
-      const bucket = this.queue[0].bucket;
-      const same = this.queue.filter((j) => j.bucket === bucket).length;
-      const rows = Math.max(1, Math.min(Math.floor(this.maxBatchTokens / bucket), Math.ceil(same / idle.length)));
+      // Oldest job first, batched only with jobs of exactly its length: the model's numbers for a
+      // row depend on the batch's longest row (padding changes float rounding), so equal lengths
+      // give every sequence the numbers it gets alone, whatever else is queued.
+      const length = this.queue[0].ids.length;
+      const same = this.queue.filter((j) => j.ids.length === length).length;
+      const rows = Math.max(1, Math.min(Math.floor(this.maxBatchTokens / length), Math.ceil(same / idle.length)));
       const batch: Job[] = [];
       for (let i = 0; i < this.queue.length && batch.length < rows; ) {
-        if (this.queue[i].bucket === bucket) batch.push(...this.queue.splice(i, 1));
+        if (this.queue[i].ids.length === length) batch.push(...this.queue.splice(i, 1));
         else i++;
       }
       this.send(idle[0], batch);

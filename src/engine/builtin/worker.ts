@@ -5,6 +5,8 @@
  */
 import { parentPort } from "node:worker_threads";
 import { createRequire } from "node:module";
+import { readlinkSync } from "node:fs";
+import { setPriority } from "node:os";
 import type { EmbedRequest, WorkerReply } from "./pool.js";
 
 /** The few tfjs calls we use; the core package's own typings need @tensorflow packages we lack. */
@@ -30,6 +32,21 @@ const port = parentPort;
 if (!port) throw new Error("builtin model worker must run in a worker thread");
 
 const require = createRequire(import.meta.url);
+
+/**
+ * With as many busy workers as cores, the main thread waits for a time slice and HTTP latency
+ * suffers; a lower priority for this thread only (Linux: a thread id is a valid setpriority target)
+ * lets the event loop preempt inference. Best effort: elsewhere the worker runs at normal priority.
+ */
+function lowerThreadPriority(): void {
+  try {
+    const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, 10);
+  } catch {
+    // not Linux, or not allowed: keep the default priority
+  }
+}
+lowerThreadPriority();
 
 async function start(): Promise<{ core: Core; model: GraphModel }> {
   const core = require("@energetic-ai/core") as Core;

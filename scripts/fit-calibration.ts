@@ -1,0 +1,245 @@
+/**
+ * Fits the calibration of the built-in model on the "fit" split of a labeled set and writes
+ * models/builtin/calibration.json (and the question-only noul mapping in models/builtin/model.json).
+ *
+ *   npx tsc -p tsconfig.json && node dist/scripts/fit-calibration.js [--data eval/dev] [--model-dir models/builtin]
+ *     [--langs en|all|en,fr] [--dry-run]
+ *
+ * Fits on items of the fit split in the model's own languages (info.languages, "en") unless --langs says otherwise.
+ *
+ * What is fitted, with the answer math of src/engine/answer.ts:
+ * - choice / score temperature T: minimizes the log loss of softmax(raw / T) on the label.
+ * - noul: a question with yes/no criteria compares the two sides (raw = side difference); one without
+ *   them only has cos(state, question), on another scale. A logistic regression per case maps both
+ *   onto one logit scale (model.json noul.questionOnly), then P(true) = sigmoid(a * raw + b) is
+ *   fitted by logistic regression over all noul items. Both regressions weight true and false
+ *   labels equally, so the fitted P(true) assumes no prior either way.
+ * - default_min_confidence: the lowest threshold at which answered choice questions (confidence >=
+ *   threshold) are >= 90% right, among thresholds that still answer at least MIN_ANSWERED of them.
+ *   When none reaches 90%, the threshold with the best accuracy among those is taken (reported).
+ * The test split is only scored for the report, never used for fitting.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { confidenceOf, sigmoid, softmax } from "../src/engine/answer.js";
+import { BuiltinEngine, type ModelConfig, type QuestionFeatures } from "../src/engine/builtin/builtin-engine.js";
+import type { Calibration } from "../src/engine/engine.js";
+import { labelIndex, loadDataset, toQuestion, type DevItem } from "../src/eval/dataset.js";
+import { splitOf, type Split } from "../src/eval/split.js";
+import { renderText } from "../src/questions/render.js";
+
+const TARGET_ACCURACY = 0.9;
+const MIN_ANSWERED_SHARE = 0.1;
+const MIN_ANSWERED = 5;
+
+interface Scored {
+  item: DevItem;
+  split: Split;
+  label: number;
+  features: QuestionFeatures;
+}
+
+function flag(name: string, fallback: string): string {
+  const at = process.argv.indexOf(`--${name}`);
+  return at > 0 && at + 1 < process.argv.length ? process.argv[at + 1] : fallback;
+}
+
+/**
+ * Logistic regression p = sigmoid(a x + b) by Newton's method, with a small ridge on a for separable
+ * data. Classes are weighted to equal total weight: the share of true labels differs a lot between
+ * small sets (and between callers), and b should reflect the evidence in x, not that share.
+ */
+export function logistic(xs: number[], ys: number[], ridge = 1e-3): { a: number; b: number } {
+  const positives = ys.filter((y) => y === 1).length;
+  const negatives = ys.length - positives;
+  if (positives === 0 || negatives === 0) return { a: 0, b: 0 };
+  const weight = (y: number): number => (y === 1 ? ys.length / (2 * positives) : ys.length / (2 * negatives));
+  let a = 0;
+  let b = 0;
+  for (let iter = 0; iter < 100; iter++) {
+    let ga = ridge * a;
+    let gb = 0;
+    let haa = ridge;
+    let hab = 0;
+    let hbb = 1e-9;
+    for (let i = 0; i < xs.length; i++) {
+      const p = sigmoid(a * xs[i] + b);
+      const c = weight(ys[i]);
+      const r = c * (p - ys[i]);
+      const w = c * p * (1 - p);
+      ga += r * xs[i];
+      gb += r;
+      haa += w * xs[i] * xs[i];
+      hab += w * xs[i];
+      hbb += w;
+    }
+    const det = haa * hbb - hab * hab;
+    if (det <= 0) break;
+    const da = (hbb * ga - hab * gb) / det;
+    const db = (haa * gb - hab * ga) / det;
+    a -= da;
+    b -= db;
+    if (Math.abs(da) + Math.abs(db) < 1e-10) break;
+  }
+  return { a, b };
+}
+
+/** Temperature minimizing the mean log loss, by golden-section search on log T. */
+export function fitTemperature(raws: number[][], labels: number[]): number {
+  const loss = (logT: number): number => {
+    const t = Math.exp(logT);
+    let sum = 0;
+    raws.forEach((raw, i) => (sum -= Math.log(Math.max(softmax(raw, t)[labels[i]], 1e-300))));
+    return sum / raws.length;
+  };
+  let lo = Math.log(1e-4);
+  let hi = Math.log(10);
+  const g = (Math.sqrt(5) - 1) / 2;
+  for (let iter = 0; iter < 200; iter++) {
+    const m1 = hi - g * (hi - lo);
+    const m2 = lo + g * (hi - lo);
+    if (loss(m1) < loss(m2)) hi = m2;
+    else lo = m1;
+  }
+  return Math.exp((lo + hi) / 2);
+}
+
+const argmax = (p: number[]): number => p.reduce((best, v, i) => (v > p[best] ? i : best), 0);
+
+/** See the header: lowest threshold with >= 90% accuracy on what is still answered. */
+export function minConfidence(conf: number[], correct: boolean[]): { threshold: number; accuracy: number; answered: number; reached: boolean } {
+  const order = conf.map((c, i) => i).sort((i, j) => conf[i] - conf[j]);
+  const minAnswered = Math.max(MIN_ANSWERED, Math.ceil(MIN_ANSWERED_SHARE * conf.length));
+  let best = { threshold: 0, accuracy: -1, answered: 0, reached: false };
+  for (let k = 0; k < order.length; k++) {
+    // Threshold at the k-th smallest confidence: items k.. are answered.
+    if (k > 0 && conf[order[k]] === conf[order[k - 1]]) continue;
+    const answered = order.length - k;
+    if (answered < minAnswered) break;
+    let ok = 0;
+    for (let m = k; m < order.length; m++) if (correct[order[m]]) ok++;
+    const accuracy = ok / answered;
+    const threshold = k === 0 ? 0 : conf[order[k]];
+    if (accuracy >= TARGET_ACCURACY) return { threshold, accuracy, answered, reached: true };
+    if (accuracy > best.accuracy) best = { threshold, accuracy, answered, reached: false };
+  }
+  return best;
+}
+
+function raw(engine: BuiltinEngine, s: Scored, config: ModelConfig): number[] {
+  return engine.mix(s.features, config);
+}
+
+function report(engine: BuiltinEngine, scored: Scored[], config: ModelConfig, cal: Calibration): void {
+  for (const split of ["fit", "test"] as Split[]) {
+    for (const lang of ["all", "en", "other"]) {
+      const cells: string[] = [];
+      for (const kind of ["choice", "score", "noul"]) {
+        const rows = scored.filter(
+          (s) => s.split === split && s.item.type === kind && (lang === "all" || (lang === "en") === (s.item.lang === "en")),
+        );
+        let ok = 0;
+        let answered = 0;
+        let answeredOk = 0;
+        for (const s of rows) {
+          const r = raw(engine, s, config);
+          let p: number[];
+          if (kind === "noul") {
+            const t = sigmoid(cal.noul.a * r[0] + cal.noul.b);
+            p = [1 - t, t];
+          } else p = softmax(r, kind === "choice" ? cal.choice.temperature : cal.score.temperature);
+          const hit = argmax(p) === s.label;
+          if (hit) ok++;
+          if (confidenceOf(p) >= cal.default_min_confidence) {
+            answered++;
+            if (hit) answeredOk++;
+          }
+        }
+        const pct = (x: number, n: number): string => (n === 0 ? "  -  " : `${((100 * x) / n).toFixed(1)}%`);
+        cells.push(`${kind} ${pct(ok, rows.length)} (n=${rows.length}; answered ${answered}, ${pct(answeredOk, answered)})`);
+      }
+      console.log(`${split.padEnd(4)} ${lang.padEnd(5)} ${cells.join("  ")}`);
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const root = resolve(fileURLToPath(new URL("../..", import.meta.url)));
+  const dataDir = resolve(flag("data", join(root, "eval", "dev")));
+  const modelDir = resolve(flag("model-dir", join(root, "models", "builtin")));
+  const dryRun = process.argv.includes("--dry-run");
+  const items = loadDataset(dataDir);
+  const engine = new BuiltinEngine({ modelDir, workers: Number(flag("workers", "2")) });
+  await engine.load();
+  let scored: Scored[];
+  try {
+    scored = await Promise.all(
+      items.map(async (item): Promise<Scored> => {
+        const q = toQuestion(item);
+        const plan = engine.plan(renderText(item.state), [q]);
+        const [features] = await engine.features(plan);
+        return { item, split: splitOf(item.group), label: labelIndex(item, q), features };
+      }),
+    );
+  } finally {
+    await engine.close();
+  }
+  // Only languages the model reads: on other languages its similarities mostly measure "not
+  // English" (cos(state, question) is 0.7-0.9 for any pair of non-English texts, 0-0.5 for English),
+  // and fitting on them would move the English thresholds to separate languages instead of answers.
+  const langs = flag("langs", engine.info.languages.join(",")).split(",");
+  const fit = scored.filter((s) => s.split === "fit" && (langs.includes("all") || langs.includes(s.item.lang)));
+  console.log(`${items.length} items; fitting on ${fit.length} of the fit split (languages: ${langs.join(", ")})`);
+
+  // noul: put question-only items on the scale of items with yes/no sides.
+  const config: ModelConfig = JSON.parse(JSON.stringify(engine.config)) as ModelConfig;
+  const noul = fit.filter((s) => s.features.kind === "noul");
+  const sided = noul.filter((s) => s.features.kind === "noul" && (s.features.yes !== null || s.features.no !== null));
+  const bare = noul.filter((s) => !sided.includes(s));
+  const sidedFit = logistic(sided.map((s) => raw(engine, s, { ...config, noul: { ...config.noul, bias: 0 } })[0]), sided.map((s) => s.label));
+  const bareX = bare.map((s) => (s.features.kind === "noul" ? s.features.question : 0));
+  const bareFit = logistic(bareX, bare.map((s) => s.label));
+  console.log(`noul with sides: a=${sidedFit.a.toFixed(3)} b=${sidedFit.b.toFixed(3)} (n=${sided.length}); question only: a=${bareFit.a.toFixed(3)} b=${bareFit.b.toFixed(3)} (n=${bare.length})`);
+  if (sidedFit.a > 0 && bare.length > 0) {
+    config.noul.bias = 0;
+    config.noul.questionOnly = { question: round(bareFit.a / sidedFit.a), bias: round((bareFit.b - sidedFit.b) / sidedFit.a) };
+  }
+
+  const noulFit = logistic(noul.map((s) => raw(engine, s, config)[0]), noul.map((s) => s.label));
+  const choice = fit.filter((s) => s.item.type === "choice");
+  const score = fit.filter((s) => s.item.type === "score");
+  // Rounded first: the confidence gate below must see the temperature that will be shipped.
+  const choiceT = round(fitTemperature(choice.map((s) => raw(engine, s, config)), choice.map((s) => s.label)));
+  const scoreT = round(fitTemperature(score.map((s) => raw(engine, s, config)), score.map((s) => s.label)));
+  const choiceP = choice.map((s) => softmax(raw(engine, s, config), choiceT));
+  const gate = minConfidence(choiceP.map(confidenceOf), choiceP.map((p, i) => argmax(p) === choice[i].label));
+  console.log(
+    `default_min_confidence ${gate.threshold.toFixed(4)}: ${gate.answered}/${choice.length} choice questions answered, ` +
+      `${(100 * gate.accuracy).toFixed(1)}% right${gate.reached ? "" : ` (${100 * TARGET_ACCURACY}% not reachable; best accuracy taken)`}`,
+  );
+  const cal: Calibration = {
+    choice: { temperature: choiceT },
+    score: { temperature: scoreT },
+    noul: { a: round(noulFit.a), b: round(noulFit.b) },
+    // Rounded down so that the item at the threshold stays answered.
+    default_min_confidence: Math.floor(gate.threshold * 1e6) / 1e6,
+  };
+  console.log(JSON.stringify(cal));
+  report(engine, scored, config, cal);
+  if (dryRun) return;
+  writeFileSync(join(modelDir, "calibration.json"), `${JSON.stringify(cal, null, 2)}\n`);
+  const onDisk = JSON.parse(readFileSync(join(modelDir, "model.json"), "utf8")) as ModelConfig;
+  onDisk.noul = config.noul;
+  writeFileSync(join(modelDir, "model.json"), `${JSON.stringify(onDisk, null, 2)}\n`);
+  console.log(`wrote ${join(modelDir, "calibration.json")} and noul.questionOnly in model.json`);
+}
+
+function round(x: number): number {
+  return Number(x.toPrecision(6));
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exitCode = 1;
+});
