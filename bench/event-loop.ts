@@ -75,7 +75,7 @@ async function main(): Promise<void> {
         `p50 ${round(percentile(heavyMs, 50), 0)} ms; client loop delay p99 ${round(own.percentile(99) / 1e6)} ms` +
         `\n/healthz p99 under load: ${rows[1].p99} ms (goal < 10 ms): ${rows[1].p99 < 10 ? "met" : "NOT met"}`,
     );
-    writeResult("event-loop", m, {
+    writeResult(workers ? `event-loop-workers-${workers}` : "event-loop", m, {
       durationS: duration,
       heavyClients: heavy,
       svcWorkers: workers,

@@ -43,6 +43,8 @@ const state = {
   apiDown: false,
   dropOnce: null as string | null,
   corrupt: null as string | null,
+  /** Files the repository pretends not to have. */
+  hide: new Set<string>(),
   log: [] as { server: "hub" | "cdn"; url: string; range: string | null; auth: string | null }[],
 };
 
@@ -89,10 +91,11 @@ before(async () => {
       if (state.apiDown) return void res.writeHead(500).end("down");
       if (api[1] !== HUB_ID || !["main", SHA].includes(decodeURIComponent(api[2]))) return void res.writeHead(404).end("{}");
       res.writeHead(200, { "content-type": "application/json" });
-      return void res.end(JSON.stringify({ id: HUB_ID, sha: SHA, siblings: [...files.keys()].map((rfilename) => ({ rfilename })) }));
+      const siblings = [...files.keys()].filter((f) => !state.hide.has(f)).map((rfilename) => ({ rfilename }));
+      return void res.end(JSON.stringify({ id: HUB_ID, sha: SHA, siblings }));
     }
     const resolve = /^\/test-org\/tiny-nli\/resolve\/([^/]+)\/(.+)$/.exec(url.pathname);
-    const file = resolve ? files.get(resolve[2]) : undefined;
+    const file = resolve && !state.hide.has(resolve[2]) ? files.get(resolve[2]) : undefined;
     if (!resolve || !file || !["main", SHA].includes(decodeURIComponent(resolve[1]))) return void res.writeHead(404).end("not found");
     const common = { "x-repo-commit": SHA };
     if (file.lfs) {
@@ -130,6 +133,7 @@ function reset(): void {
   state.apiDown = false;
   state.dropOnce = null;
   state.corrupt = null;
+  state.hide = new Set();
   state.log = [];
 }
 
@@ -279,10 +283,11 @@ describe("svc models pull when the network or the data misbehaves", () => {
     assert.deepEqual(listed.models.map((m: { name: string }) => m.name), ["builtin"]);
   });
 
-  test("without the hub API, the usual file names are fetched and pinned by X-Repo-Commit", async () => {
+  test("without the hub API, the usual file names are fetched and pinned by X-Repo-Commit; a missing svc-model.json gets the defaults", async () => {
     reset();
     const dataDir = tempDir();
     state.apiDown = true;
+    state.hide = new Set(["svc-model.json"]);
     const r = await cli(["models", "pull", HUB_ID], env(dataDir));
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /cannot list test-org\/tiny-nli@main through the hub API/);
@@ -293,6 +298,11 @@ describe("svc models pull when the network or the data misbehaves", () => {
     const resolves = state.log.filter((l) => l.url.includes("/resolve/"));
     assert.ok(resolves[0].url.includes("/resolve/main/config.json"));
     assert.ok(resolves.slice(1).every((l) => l.url.includes(`/resolve/${SHA}/`)));
+    const svcModel = manifest.files.find((f: { path: string }) => f.path === "svc-model.json");
+    assert.equal(svcModel.source, "svc-default");
+    const defaults = readFileSync(join(ROOT, "models", "onnx-defaults.json"));
+    assert.deepEqual(readFileSync(join(dataDir, "models", NAME, "svc-model.json")), defaults);
+    assert.equal(svcModel.sha256, createHash("sha256").update(defaults).digest("hex"));
   });
 
   test("an unknown model id fails clearly", async () => {

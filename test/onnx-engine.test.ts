@@ -181,19 +181,26 @@ describe("ONNX engine on the tiny-nli fixture", () => {
     );
     const plan = engine.plan("The customer was charged twice and wants a refund", qs);
     await engine.run(plan); // warm up
-    let maxLag = 0;
+    // A 1 ms timer: every gap beyond it is time the main thread could not serve anything. Were inference
+    // on the main thread, nearly the whole run would be such gaps (measured: 86%, its batches take 5-20 ms
+    // each here); with the worker it is 5-40%, the upper end when other processes load the machine.
+    let maxGap = 0;
+    let blocked = 0;
     let last = performance.now();
     const timer = setInterval(() => {
       const now = performance.now();
-      maxLag = Math.max(maxLag, now - last);
+      maxGap = Math.max(maxGap, now - last);
+      if (now - last > 2) blocked += now - last - 1;
       last = now;
     }, 1);
     const t0 = performance.now();
     await engine.run(plan);
     const runMs = performance.now() - t0;
     clearInterval(timer);
-    console.log(`# event loop: max timer lag ${maxLag.toFixed(1)} ms during a ${runMs.toFixed(0)} ms run of 4096 pairs`);
-    assert.ok(maxLag < 50, `timer lag ${maxLag.toFixed(1)} ms during a ${runMs.toFixed(0)} ms run of 4096 pairs`);
+    const what = `max timer gap ${maxGap.toFixed(1)} ms, blocked ${blocked.toFixed(0)} of ${runMs.toFixed(0)} ms running 4096 pairs`;
+    console.log(`# event loop: ${what}`);
+    assert.ok(blocked < runMs * 0.6, what);
+    assert.ok(maxGap < 100, what);
   });
 
   test("the float32 model and the quantized one answer alike; SVC_ONNX_FILE-style choice of file works", async () => {

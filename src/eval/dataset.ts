@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Option, Question, QuestionKind } from "../questions/question.js";
-import { renderText } from "../questions/render.js";
+import { parseSystemOne } from "../api/systemone.js";
+import { ApiError } from "../http/errors.js";
+import type { Question, QuestionKind } from "../questions/question.js";
 
 /** One labeled line of eval/<set>/*.jsonl. */
 export interface DevItem {
@@ -56,36 +57,26 @@ function checkItem(value: unknown): DevItem {
   return item;
 }
 
-const textOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : renderText(v));
-
-/** The internal question of a labeled item (its key is the item id). */
+/**
+ * The internal question of a labeled item (its key is the item id), read by the same parser as
+ * POST /v1/systemone so that eval measures exactly what the API answers.
+ */
 export function toQuestion(item: DevItem): Question {
-  const base = { key: item.id, kind: item.type, text: textOrNull(item.instructions), yes: null, no: null };
-  const c = item.criteria;
-  switch (item.type) {
-    case "choice": {
-      let options: Option[];
-      if (Array.isArray(c)) options = c.map((k) => ({ key: String(k), description: null }));
-      else if (typeof c === "object" && c !== null) {
-        options = Object.entries(c).map(([key, d]) => ({ key, description: textOrNull(d) }));
-      } else throw new Error("choice criteria must be an object or a list");
-      if (!options.some((o) => o.key === item.label)) throw new Error(`label ${String(item.label)} is not an option`);
-      return { ...base, options };
-    }
-    case "score": {
-      if (!Array.isArray(c)) throw new Error("score criteria must be a list");
-      const label = item.label as number;
-      if (label < 0 || label >= c.length) throw new Error(`label ${label} is not a level`);
-      return { ...base, options: c.map((d, i) => ({ key: String(i), description: textOrNull(d) })) };
-    }
-    case "noul": {
-      if (c !== null && c !== undefined && (typeof c !== "object" || Array.isArray(c))) {
-        throw new Error("noul criteria must be an object or null");
-      }
-      const crit = (c ?? {}) as Record<string, unknown>;
-      return { ...base, options: [], yes: textOrNull(crit["true"]), no: textOrNull(crit["false"]) };
-    }
+  let q: Question;
+  try {
+    q = parseSystemOne({
+      model: "svc-latest",
+      state: "",
+      questions: { [item.id]: { type: item.type, instructions: item.instructions, criteria: item.criteria } },
+    }).questions[0];
+  } catch (err) {
+    if (err instanceof ApiError) throw new Error(err.toBody("en").error.message as string);
+    throw err;
   }
+  if (item.type !== "noul" && !q.options.some((o, i) => (item.type === "choice" ? o.key === item.label : i === item.label))) {
+    throw new Error(`label ${String(item.label)} is not an option`);
+  }
+  return q;
 }
 
 /** The label as an option index (choice/score) or 1/0 (noul). */

@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Question } from "../../questions/question.js";
 import type { Calibration, Engine, ModelInfo, Plan, QuestionPlan, RawScores } from "../engine.js";
-import { EmbedPool, MODEL_MAX_TOKENS } from "./pool.js";
+import { EmbedPool, type Encoder } from "./pool.js";
 import { builtinTokenizer, type Tokenizer } from "./tokenizer.js";
 
 export const MAX_PAIR_TOKENS = 256;
@@ -17,6 +17,13 @@ export interface Mix {
 }
 
 export interface ModelConfig {
+  /**
+   * What embeds the texts: "student" (the multilingual table in `student`, every language) or
+   * "teacher" (Universal Sentence Encoder lite, English only). Default: teacher.
+   */
+  encoder?: "student" | "teacher";
+  /** Folder of the student table, relative to the model folder. */
+  student?: string;
   templates: {
     choiceQuestion: string;
     scoreQuestion: string;
@@ -47,6 +54,8 @@ export interface BuiltinEngineOptions {
   modelDir?: string;
   /** Worker script override (tests). */
   workerUrl?: URL;
+  /** Overrides model.json's encoder (measurements; the weights and calibration stay those of model.json). */
+  encoder?: "student" | "teacher";
 }
 
 /** Token ids of one (state + question, option) pair after cutting it to MAX_PAIR_TOKENS. */
@@ -101,13 +110,7 @@ function readJson<T>(path: string): T {
  * pair's raw score mixes cosine similarities with weights from model.json.
  */
 export class BuiltinEngine implements Engine {
-  readonly info: ModelInfo = {
-    backend: "builtin-use-lite",
-    description:
-      "Built-in Universal Sentence Encoder lite (512-d, English) on CPU: a bi-encoder scoring each option by the cosine similarity of the state and the option text.",
-    languages: ["en"],
-    maxPairTokens: MAX_PAIR_TOKENS,
-  };
+  readonly info: ModelInfo;
   readonly calibration: Calibration;
   readonly config: ModelConfig;
   private readonly tokenizer: Tokenizer;
@@ -120,7 +123,25 @@ export class BuiltinEngine implements Engine {
     this.calibration = readJson<Calibration>(join(dir, "calibration.json"));
     this.tokenizer = builtinTokenizer();
     const workers = opts.workers ?? Math.min(2, Math.max(1, availableParallelism()));
-    this.pool = new EmbedPool({ workers, workerUrl: opts.workerUrl });
+    const kind = opts.encoder ?? this.config.encoder ?? "teacher";
+    const encoder: Encoder = kind === "student" ? { kind: "student", dir: join(dir, this.config.student ?? "multilingual") } : { kind: "teacher" };
+    this.info =
+      kind === "student"
+        ? {
+            backend: "builtin-multilingual",
+            description:
+              "Built-in multilingual student of Universal Sentence Encoder lite (static int8 table, 512-d; English, Spanish, Portuguese, French, German in one space) on CPU: a bi-encoder scoring each option by cosine similarity.",
+            languages: ["en", "es", "pt", "fr", "de"],
+            maxPairTokens: MAX_PAIR_TOKENS,
+          }
+        : {
+            backend: "builtin-use-lite",
+            description:
+              "Built-in Universal Sentence Encoder lite (512-d, English) on CPU: a bi-encoder scoring each option by the cosine similarity of the state and the option text.",
+            languages: ["en"],
+            maxPairTokens: MAX_PAIR_TOKENS,
+          };
+    this.pool = new EmbedPool({ workers, workerUrl: opts.workerUrl, encoder });
   }
 
   load(): Promise<void> {
@@ -252,14 +273,16 @@ export class BuiltinEngine implements Engine {
   }
 
   /**
-   * Embedding of a sequence of up to MAX_PAIR_TOKENS ids. The model reads only its first 128 tokens,
-   * so longer sequences are read as 128-token chunks on a fixed grid (a state cut at 200 or 230
-   * tokens shares its first chunk) and the chunk embeddings are averaged by length.
+   * Embedding of a sequence of up to MAX_PAIR_TOKENS ids. The teacher reads only its first 128
+   * tokens, so longer sequences are read as 128-token chunks on a fixed grid (a state cut at 200 or
+   * 230 tokens shares its first chunk) and the chunk embeddings are averaged by length. The student
+   * reads whole pairs (one chunk).
    */
   private async embed(ids: Int32Array): Promise<Float64Array | null> {
     if (ids.length === 0) return null;
+    const size = this.pool.maxTokens;
     const chunks: Int32Array[] = [];
-    for (let at = 0; at < ids.length; at += MODEL_MAX_TOKENS) chunks.push(ids.slice(at, at + MODEL_MAX_TOKENS));
+    for (let at = 0; at < ids.length; at += size) chunks.push(ids.slice(at, at + size));
     const vectors = await Promise.all(chunks.map((chunk) => this.pool.embed(chunk)));
     const out = new Float64Array(vectors[0].length);
     vectors.forEach((v, k) => {

@@ -16,6 +16,16 @@ export type WorkerReply =
 export const EMBED_DIM = 512;
 /** The model reads at most this many tokens of a sequence (found by measurement: tokens past 128 do not change the output). */
 export const MODEL_MAX_TOKENS = 128;
+/** The student (a table lookup) reads whole pairs: this many tokens at most. */
+export const STUDENT_MAX_TOKENS = 256;
+
+/** What the workers run: the Universal Sentence Encoder (teacher) or the multilingual student table. */
+export type Encoder = { kind: "teacher" } | { kind: "student"; dir: string };
+
+/** Sent to a worker as its workerData. */
+export interface WorkerSetup {
+  encoder: Encoder;
+}
 
 export interface PoolOptions {
   workers: number;
@@ -27,6 +37,8 @@ export interface PoolOptions {
   batchWindowMs?: number;
   /** Worker script; tests point it elsewhere to check start failures. */
   workerUrl?: URL;
+  /** What the workers run (default: the teacher). */
+  encoder?: Encoder;
 }
 
 interface Job {
@@ -67,12 +79,17 @@ export class EmbedPool {
   private broken: Error | null = null;
   private nextBatch = 1;
   backend = "";
+  readonly encoder: Encoder;
+  /** Longest sequence one embed() call takes. */
+  readonly maxTokens: number;
 
   constructor(private readonly opts: PoolOptions) {
     this.maxBatchTokens = opts.maxBatchTokens ?? 2048;
     this.cacheSize = opts.cacheSize ?? 20000;
     this.windowMs = opts.batchWindowMs ?? 0;
     this.url = opts.workerUrl ?? new URL("./worker.js", import.meta.url);
+    this.encoder = opts.encoder ?? { kind: "teacher" };
+    this.maxTokens = this.encoder.kind === "student" ? STUDENT_MAX_TOKENS : MODEL_MAX_TOKENS;
   }
 
   /** Starts every worker; rejects (and stops the others) when any of them cannot load the model. */
@@ -90,7 +107,7 @@ export class EmbedPool {
     return new Promise((resolve, reject) => {
       let worker: Worker;
       try {
-        worker = new Worker(this.url);
+        worker = new Worker(this.url, { workerData: { encoder: this.encoder } satisfies WorkerSetup });
       } catch (err) {
         reject(new Error(`builtin model worker could not start: ${(err as Error).message}`));
         return;
@@ -162,9 +179,9 @@ export class EmbedPool {
     for (const job of this.queue.splice(0)) this.settle(job, err);
   }
 
-  /** Embedding of one sequence of 1..MODEL_MAX_TOKENS ids (unit length, as the model gives it). */
+  /** Embedding of one sequence of 1..maxTokens ids (teacher: unit length, as the model gives it). */
   embed(ids: Int32Array): Promise<Float32Array> {
-    if (ids.length === 0 || ids.length > MODEL_MAX_TOKENS) {
+    if (ids.length === 0 || ids.length > this.maxTokens) {
       return Promise.reject(new Error(`sequence of ${ids.length} tokens cannot be embedded`));
     }
     const key = sequenceKey(ids);

@@ -1,13 +1,15 @@
 /**
- * Model worker: loads Universal Sentence Encoder lite on tfjs (wasm backend) and embeds batches of
- * token-id sequences. Runs in a worker thread so inference never blocks the main event loop.
- * Protocol types live in pool.ts; this file only runs inside a Worker.
+ * Model worker: loads Universal Sentence Encoder lite on tfjs (wasm backend), or the multilingual
+ * student table, and embeds batches of token-id sequences. Runs in a worker thread so inference
+ * never blocks the main event loop. Protocol types live in pool.ts; this file only runs inside a Worker.
  */
-import { parentPort } from "node:worker_threads";
+import { parentPort, workerData } from "node:worker_threads";
 import { createRequire } from "node:module";
-import { readlinkSync } from "node:fs";
+import { readFileSync, readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
-import type { EmbedRequest, WorkerReply } from "./pool.js";
+import type { EmbedRequest, WorkerReply, WorkerSetup } from "./pool.js";
+import { Student } from "./student.js";
+import { vocabPath, type Vocabulary } from "./tokenizer.js";
 
 /** The few tfjs calls we use; the core package's own typings need @tensorflow packages we lack. */
 interface Tensor {
@@ -83,7 +85,38 @@ async function embed(core: Core, model: GraphModel, req: EmbedRequest): Promise<
   }
 }
 
-start().then(
+/** The student: a table lookup per row, synchronous and exact whatever the batch. */
+function embedStudent(student: Student, req: EmbedRequest): Float32Array<ArrayBuffer> {
+  const rows = req.lengths.length;
+  const out = new Float32Array(rows * student.dim);
+  let at = 0;
+  for (let r = 0; r < rows; r++) {
+    const len = req.lengths[r];
+    student.embed(req.ids.subarray(at, at + len), out.subarray(r * student.dim, (r + 1) * student.dim));
+    at += len;
+  }
+  return out;
+}
+
+const setup = (workerData ?? { encoder: { kind: "teacher" } }) as WorkerSetup;
+
+if (setup.encoder.kind === "student") {
+  const dir = setup.encoder.dir;
+  try {
+    const student = Student.load(dir, JSON.parse(readFileSync(vocabPath(), "utf8")) as Vocabulary);
+    port.on("message", (req: EmbedRequest) => {
+      try {
+        const vectors = embedStudent(student, req);
+        port.postMessage({ kind: "result", id: req.id, vectors } satisfies WorkerReply, [vectors.buffer]);
+      } catch (err) {
+        port.postMessage({ kind: "error", id: req.id, message: errorText(err) } satisfies WorkerReply);
+      }
+    });
+    port.postMessage({ kind: "ready", backend: "student-int8" } satisfies WorkerReply);
+  } catch (err) {
+    port.postMessage({ kind: "failed", message: errorText(err) } satisfies WorkerReply);
+  }
+} else start().then(
   ({ core, model }) => {
     port.on("message", (req: EmbedRequest) => {
       embed(core, model, req).then(

@@ -19,7 +19,7 @@ import { PairTokenizer, type PairIds } from "./pair-tokenizer.js";
 import type { BatchRequest, WorkerInit, WorkerReply } from "./worker.js";
 
 export const MAX_PAIR_TOKENS = 256;
-/** Pairs are padded to a multiple of this, so a pair's padded length depends only on itself (see flush()). */
+/** Pairs are padded to a multiple of this, so a pair's padded length depends only on itself (see group()). */
 const LENGTH_STEP = 16;
 /** Padded tokens per batch: bounds attention memory (rows * length^2 per head) while keeping batches wide. */
 const BATCH_TOKENS = 4096;
@@ -87,7 +87,7 @@ export class OnnxEngine implements Engine {
   private scheduled = false;
   private nextBatch = 1;
   private readonly inFlight = new Map<number, Row[]>();
-  /** Batches not yet sent, one list per batching window. */
+  /** Batches not yet sent, one list per group of requests (see group()). */
   private windows: Batch[][] = [];
   private turn = 0;
   /** Counters for benches and tests: batches sent to the worker, pairs in them, tokens including padding. */

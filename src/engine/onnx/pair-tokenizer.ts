@@ -142,31 +142,31 @@ export class PairTokenizer {
     return Int32Array.from(this.tokenizer.encode(text, { add_special_tokens: false }).ids);
   }
 
-  /** Ids of the hypothesis parts (empty parts skipped), each tokenized on its own so it can be cached. */
+  /**
+   * Ids of the hypothesis parts, each tokenized on its own so it can be cached. Part 0 is the question;
+   * an empty part stays in its place as no ids, so the parts keep their roles in pair().
+   */
   hypothesis(parts: string[]): Int32Array[] {
-    const out: Int32Array[] = [];
-    for (const p of parts) {
-      if (p.length === 0) continue;
-      out.push(this.encode(out.length === 0 ? p : this.joiner + p));
-    }
-    return out;
+    let first = true;
+    return parts.map((p) => {
+      if (p.length === 0) return EMPTY;
+      const ids = this.encode(first ? p : this.joiner + p);
+      first = false;
+      return ids;
+    });
   }
 
   /**
    * Fits a pair into maxTokens, special tokens included. The hypothesis is kept whole when it fits;
-   * otherwise its later parts (the option, yes/no texts) win over the first (the question), each cut
-   * at its end. The state gets what is left and is cut at its end.
+   * otherwise the option (or yes, then no) text wins over the question (part 0), each cut at its end.
+   * The state gets what is left and is cut at its end.
    */
   pair(state: Int32Array, hypothesis: Int32Array[]): PairIds {
     let left = Math.max(0, this.maxTokens - this.layout.specials);
-    const kept: Int32Array[] = new Array<Int32Array>(hypothesis.length);
-    for (let i = hypothesis.length - 1; i >= 1; i--) {
+    const kept: Int32Array[] = hypothesis.map(() => EMPTY);
+    for (const i of [...hypothesis.keys()].slice(1).concat(hypothesis.length > 0 ? [0] : [])) {
       kept[i] = hypothesis[i].subarray(0, Math.min(hypothesis[i].length, left));
       left -= kept[i].length;
-    }
-    if (hypothesis.length > 0) {
-      kept[0] = hypothesis[0].subarray(0, Math.min(hypothesis[0].length, left));
-      left -= kept[0].length;
     }
     const s = state.length > left ? state.subarray(0, left) : state;
     const parts = kept.filter((k) => k.length > 0);

