@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { answerNumbers } from "../src/engine/answer.js";
+import { EngineUnavailableError } from "../src/engine/engine.js";
 import { createOnnxEngine, type OnnxEngine } from "../src/engine/onnx/onnx-engine.js";
 import type { Option, Question } from "../src/questions/question.js";
 import { ROOT, tempDir } from "./helpers/service.js";
@@ -265,6 +266,24 @@ describe("ONNX engine load errors", () => {
       assert.equal(e.plan("The cat sat", [noul("q", "Is the cat here?")]).inputTokens, 11);
     } finally {
       await e.close();
+    }
+  });
+});
+
+describe("a crashed inference worker", () => {
+  test("is replaced: requests meanwhile are refused as unavailable (503), then answered again", async () => {
+    const own = createOnnxEngine(FIXTURE, { threads: 1 });
+    await own.load();
+    try {
+      const q = [choice("q", "Which animal?", ["cat", "dog"])];
+      const before = await own.run(own.plan("The cat sat", q));
+      const worker = (own as unknown as { loaded: { worker: { terminate(): Promise<number> } } }).loaded.worker;
+      await worker.terminate();
+      assert.throws(() => own.plan("The cat sat", q), (e: Error) => e instanceof EngineUnavailableError);
+      await own.load();
+      assert.deepEqual(await own.run(own.plan("The cat sat", q)), before);
+    } finally {
+      await own.close();
     }
   });
 });

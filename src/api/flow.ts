@@ -2,7 +2,7 @@ import type { KeyRecord } from "../accounts/store.js";
 import type { Limiter } from "../accounts/limits.js";
 import type { AccountStore } from "../accounts/store.js";
 import { answerNumbers, type AnswerNumbers } from "../engine/answer.js";
-import type { Engine } from "../engine/engine.js";
+import { EngineUnavailableError, type Engine, type Plan } from "../engine/engine.js";
 import { ApiError } from "../http/errors.js";
 import type { DecisionRequest, Question } from "../questions/question.js";
 import { PUBLIC_MODELS, resolveModel } from "./models.js";
@@ -26,6 +26,12 @@ export interface FlowDeps {
   limiter: Limiter;
 }
 
+/** An engine that cannot answer for now (say, replacing a crashed worker) is a 503, like one still loading. */
+function rethrow(err: unknown): never {
+  if (err instanceof EngineUnavailableError) throw new ApiError(503, "model_loading", { headers: { "retry-after": "5" } });
+  throw err;
+}
+
 /**
  * The part both APIs share after their own parsing: model resolution, tokens and quota, the engine,
  * the answer math and the usage record. The record is committed before this returns, so a response
@@ -46,11 +52,16 @@ export async function answer(
       headers: { "retry-after": state === "loading" ? "5" : "30" },
     });
   }
-  const plan = engine.plan(req.state, req.questions);
+  let plan: Plan;
+  try {
+    plan = engine.plan(req.state, req.questions);
+  } catch (err) {
+    rethrow(err);
+  }
   deps.limiter.reserve(ctx.key, plan.inputTokens);
   let billed = false;
   try {
-    const raw = await engine.run(plan);
+    const raw = await engine.run(plan).catch(rethrow);
     const results = plan.questions.map((qp, i) => ({
       question: qp.question,
       numbers: answerNumbers(qp.question.kind, raw[i], qp.question.options.map((o) => o.key), engine.calibration),

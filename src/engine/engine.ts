@@ -58,3 +58,6 @@ export interface Engine {
   /** Stop workers and free resources. */
   close(): Promise<void>;
 }
+
+/** Thrown by plan/run while the engine cannot answer for now (e.g. restarting a crashed worker): the API answers 503. */
+export class EngineUnavailableError extends Error {}

@@ -3,7 +3,7 @@ import { availableParallelism } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { Worker } from "node:worker_threads";
 import type { Question } from "../../questions/question.js";
-import type { Calibration, Engine, ModelInfo, Plan, QuestionPlan, RawScores } from "../engine.js";
+import { EngineUnavailableError, type Calibration, type Engine, type ModelInfo, type Plan, type QuestionPlan, type RawScores } from "../engine.js";
 import {
   checkFolder,
   findModelFile,
@@ -178,8 +178,12 @@ export class OnnxEngine implements Engine {
         worker.on("message", (m: WorkerReply) => this.onReply(m));
         worker.on("error", (err) => this.failAll(new Error(`inference worker failed: ${err.message}`)));
         worker.on("exit", (code) => {
-          if (this.loaded?.worker === worker) this.loaded = null;
-          this.failAll(new Error(`inference worker exited (code ${code})`));
+          this.failAll(new EngineUnavailableError(`inference worker exited (code ${code})`));
+          if (this.loaded?.worker !== worker) return;
+          // A crashed worker is replaced: requests get 503 (retry) until the model is loaded again.
+          this.loaded = null;
+          this.loading = null;
+          this.load().catch((err: Error) => process.stderr.write(`svc: reloading the ONNX model failed: ${err.message}\n`));
         });
         resolveStart({ worker, inputNames: msg.inputNames });
       });
@@ -195,7 +199,7 @@ export class OnnxEngine implements Engine {
   }
 
   private ready(): Loaded {
-    if (!this.loaded) throw new Error("the ONNX engine is not loaded");
+    if (!this.loaded) throw new EngineUnavailableError("the ONNX engine is not loaded");
     return this.loaded;
   }
 
