@@ -3,7 +3,7 @@
  * test/load.test.ts): sustained load with RSS over time, SIGKILL mid-load and restart, SIGTERM
  * mid-load, and a key's own per-minute limit under concurrency. Exits 1 when a property fails.
  *
- *   npm run bench:load [-- --duration 60 --concurrency 32 --warmup 10 --variety 0 --margin 0.15]
+ *   npm run bench:load [-- --duration 120 --concurrency 32 --warmup 60 --variety 0 --margin 0.15 --fault-after 5]
  * (--variety 0: every state is new, so every request runs the model; N: states cycle through N texts)
  */
 import { killMidLoad, limitBurst, sustained, termMidLoad } from "../test/helpers/load.js";
@@ -12,9 +12,9 @@ import { header, machine, numberFlag, printTable, round, writeResult } from "./l
 async function main(): Promise<void> {
   const m = machine();
   header("bench:load: sustained load and faults on a real svc serve", m);
-  const durationMs = numberFlag("duration", 60) * 1000;
+  const durationMs = numberFlag("duration", 120) * 1000;
   const concurrency = numberFlag("concurrency", 32);
-  const warmupMs = numberFlag("warmup", 10) * 1000;
+  const warmupMs = numberFlag("warmup", 60) * 1000;
   const variety = numberFlag("variety", 0);
   const rssMargin = numberFlag("margin", 0.15);
   const faultMs = numberFlag("fault-after", 5) * 1000;

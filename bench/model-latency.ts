@@ -137,6 +137,7 @@ async function main(): Promise<void> {
   );
   writeResult("model-latency", m, {
     engine: engine.info.backend,
+    engineDescription: engine.info.description,
     modelLoadMs: round(loadMs),
     repsPerConfig: reps,
     single: { tokensPerPair: round(single.tokensPerPair, 1), rows: singleRows, httpOverheadMs: overhead },

@@ -3,7 +3,11 @@
  * models/builtin/calibration.json (and the question-only noul mapping in models/builtin/model.json).
  *
  *   npx tsc -p tsconfig.json && node dist/scripts/fit-calibration.js [--data eval/dev] [--model-dir models/builtin]
- *     [--langs en|all|en,fr] [--dry-run]
+ *     [--langs en|all|en,fr] [--encoder teacher|student] [--dry-run]
+ *
+ * The folder's own encoder (model.json `encoder`, default teacher) is fitted alone, even when the
+ * folder routes non-English requests to a multilingual student: that student is a model folder of
+ * its own, fitted with --model-dir models/builtin/multilingual --langs all.
  *
  * Fits on items of the fit split in the model's own languages (info.languages, "en") unless --langs says otherwise.
  *
@@ -170,7 +174,9 @@ async function main(): Promise<void> {
   const modelDir = resolve(flag("model-dir", join(root, "models", "builtin")));
   const dryRun = process.argv.includes("--dry-run");
   const items = loadDataset(dataDir);
-  const engine = new BuiltinEngine({ modelDir, workers: Number(flag("workers", "2")) });
+  const own = (JSON.parse(readFileSync(join(modelDir, "model.json"), "utf8")) as ModelConfig).encoder ?? "teacher";
+  const encoder = flag("encoder", own) === "student" ? "student" : "teacher";
+  const engine = new BuiltinEngine({ modelDir, workers: Number(flag("workers", "2")), encoder });
   await engine.load();
   let scored: Scored[];
   try {

@@ -323,6 +323,9 @@ export async function termMidLoad(opts: { concurrency: number; loadMs: number; m
     (o) => o.status !== null && o.status !== 200 && !(o.status === 503 && o.errorType === "service_unavailable_error"),
   );
   if (badLater.length > 0) problems.push(`unexpected answers: ${JSON.stringify(tally(badLater))}`);
+  // Once the server has had time to see the signal, nothing new is served.
+  const servedLate = later.filter((o) => o.startedAt > termAt + 200 && o.status === 200);
+  if (servedLate.length > 0) problems.push(`${servedLate.length} requests sent more than 200 ms after SIGTERM got 200`);
   if (code !== 0) problems.push(`exit code ${code}`);
   if (exitMs > opts.maxExitMs) problems.push(`exit took ${Math.round(exitMs)} ms (bound ${opts.maxExitMs} ms)`);
   return {

@@ -24,6 +24,11 @@ export interface ModelConfig {
   encoder?: "student" | "teacher";
   /** Folder of the student table, relative to the model folder. */
   student?: string;
+  /**
+   * Teacher models only: a student model folder (its own model.json and calibration.json),
+   * relative to this one, that reads the requests with non-English text.
+   */
+  multilingual?: string;
   templates: {
     choiceQuestion: string;
     scoreQuestion: string;
@@ -69,6 +74,8 @@ interface PairWork {
 
 interface Work {
   pairs: PairWork[][];
+  /** The encoder, weights and calibration that read this plan. */
+  path: Path;
 }
 
 const EMPTY = new Int32Array(0);
@@ -104,17 +111,54 @@ function readJson<T>(path: string): T {
   }
 }
 
+/** One way of reading texts: an encoder with its own weights and calibration. */
+interface Path {
+  kind: "teacher" | "student";
+  config: ModelConfig;
+  calibration: Calibration;
+  pool: EmbedPool;
+}
+
+const TEACHER_INFO: ModelInfo = {
+  backend: "builtin-use-lite",
+  description:
+    "Built-in Universal Sentence Encoder lite (512-d, English) on CPU: a bi-encoder scoring each option by the cosine similarity of the state and the option text.",
+  languages: ["en"],
+  maxPairTokens: MAX_PAIR_TOKENS,
+};
+const STUDENT_INFO: ModelInfo = {
+  backend: "builtin-multilingual",
+  description:
+    "Built-in multilingual student of Universal Sentence Encoder lite (static int8 table, 512-d; English, Spanish, Portuguese, French, German in one space) on CPU: a bi-encoder scoring each option by cosine similarity.",
+  languages: ["en", "es", "pt", "fr", "de"],
+  maxPairTokens: MAX_PAIR_TOKENS,
+};
+const ROUTED_INFO: ModelInfo = {
+  backend: "builtin-use-lite+multilingual",
+  description:
+    "Built-in bi-encoder on CPU: English requests are read by Universal Sentence Encoder lite (512-d); requests with Spanish, Portuguese, French or German text by its multilingual student (a static int8 table distilled into the same space), so mixed-language requests compare texts in one space.",
+  languages: ["en", "es", "pt", "fr", "de"],
+  maxPairTokens: MAX_PAIR_TOKENS,
+};
+
 /**
  * Universal Sentence Encoder lite as a bi-encoder: the state and each hypothesis text are embedded
  * separately (so option, question and state embeddings are cached and shared across requests) and a
  * pair's raw score mixes cosine similarities with weights from model.json.
+ *
+ * With model.json `multilingual` naming a student model folder, a request is read by the teacher
+ * when every text in it reads as English, else (any Spanish, Portuguese, French or German text)
+ * wholly by the multilingual student, so that all texts of a pair share one space. Both read the
+ * same token ids, so plans, cuts and bills do not depend on the route. Student raw scores are
+ * mapped onto the scale of this folder's calibration.json, so each route keeps its own calibration.
  */
 export class BuiltinEngine implements Engine {
   readonly info: ModelInfo;
   readonly calibration: Calibration;
   readonly config: ModelConfig;
   private readonly tokenizer: Tokenizer;
-  private readonly pool: EmbedPool;
+  private readonly main: Path;
+  private readonly student: Path | null;
   private loading: Promise<void> | null = null;
 
   constructor(opts: BuiltinEngineOptions = {}) {
@@ -125,43 +169,60 @@ export class BuiltinEngine implements Engine {
     const workers = opts.workers ?? Math.min(2, Math.max(1, availableParallelism()));
     const kind = opts.encoder ?? this.config.encoder ?? "teacher";
     const encoder: Encoder = kind === "student" ? { kind: "student", dir: join(dir, this.config.student ?? "multilingual") } : { kind: "teacher" };
-    this.info =
-      kind === "student"
-        ? {
-            backend: "builtin-multilingual",
-            description:
-              "Built-in multilingual student of Universal Sentence Encoder lite (static int8 table, 512-d; English, Spanish, Portuguese, French, German in one space) on CPU: a bi-encoder scoring each option by cosine similarity.",
-            languages: ["en", "es", "pt", "fr", "de"],
-            maxPairTokens: MAX_PAIR_TOKENS,
-          }
-        : {
-            backend: "builtin-use-lite",
-            description:
-              "Built-in Universal Sentence Encoder lite (512-d, English) on CPU: a bi-encoder scoring each option by the cosine similarity of the state and the option text.",
-            languages: ["en"],
-            maxPairTokens: MAX_PAIR_TOKENS,
-          };
-    this.pool = new EmbedPool({ workers, workerUrl: opts.workerUrl, encoder });
+    this.main = { kind, config: this.config, calibration: this.calibration, pool: new EmbedPool({ workers, workerUrl: opts.workerUrl, encoder }) };
+    this.student = null;
+    if (opts.encoder === undefined && kind === "teacher" && this.config.multilingual) {
+      const sdir = join(dir, this.config.multilingual);
+      const sconfig = readJson<ModelConfig>(join(sdir, "model.json"));
+      this.student = {
+        kind: "student",
+        config: sconfig,
+        calibration: readJson<Calibration>(join(sdir, "calibration.json")),
+        // A table lookup: one worker keeps it off the event loop; more would only copy the table.
+        pool: new EmbedPool({ workers: 1, workerUrl: opts.workerUrl, encoder: { kind: "student", dir: join(sdir, sconfig.student ?? ".") } }),
+      };
+    }
+    this.info = { ...(this.student ? ROUTED_INFO : kind === "student" ? STUDENT_INFO : TEACHER_INFO) };
   }
 
   load(): Promise<void> {
-    this.loading ??= this.pool.start();
+    this.loading ??= Promise.all([this.main.pool.start(), this.student?.pool.start()]).then(
+      () => undefined,
+      async (err: unknown) => {
+        await this.close();
+        throw err;
+      },
+    );
     return this.loading;
   }
 
   async close(): Promise<void> {
-    await this.pool.close();
+    await Promise.all([this.main.pool.close(), this.student?.pool.close()]);
   }
 
   private head(text: string, limit = MAX_PAIR_TOKENS): Int32Array {
     return Int32Array.from(this.tokenizer.encodeHead(text, limit).ids);
   }
 
+  /** The route of a request: the student when any of its own texts (not the templates) reads as another language. */
+  private route(state: string, questions: Question[]): Path {
+    if (!this.student) return this.main;
+    const texts = [state];
+    for (const q of questions) {
+      if (q.text !== null) texts.push(q.text);
+      if (q.yes !== null) texts.push(q.yes);
+      if (q.no !== null) texts.push(q.no);
+      for (const o of q.options) texts.push(o.key, o.description ?? "");
+    }
+    return texts.some((t) => !readsAsEnglish(t)) ? this.student : this.main;
+  }
+
   plan(state: string, questions: Question[]): Plan {
-    const t = this.config.templates;
+    const path = this.route(state, questions);
+    const t = path.config.templates;
     const stateIds = this.head(state);
     const plans: QuestionPlan[] = [];
-    const work: Work = { pairs: [] };
+    const work: Work = { pairs: [], path };
     let inputTokens = 0;
     for (const q of questions) {
       let pairs: PairWork[];
@@ -192,6 +253,11 @@ export class BuiltinEngine implements Engine {
     return { questions: plans, inputTokens, work };
   }
 
+  /** Which encoder reads a plan ("teacher" or "student"). */
+  encoderOf(plan: Plan): "teacher" | "student" {
+    return (plan.work as Work).path.kind;
+  }
+
   /**
    * Fits a pair into MAX_PAIR_TOKENS: the hypothesis (question + option text) is kept whole when it
    * fits, else the question is cut at its end, then the option text (option, then no part); the
@@ -212,8 +278,22 @@ export class BuiltinEngine implements Engine {
 
   async run(plan: Plan): Promise<RawScores> {
     await this.load();
+    const path = (plan.work as Work).path;
     const features = await this.features(plan);
-    return features.map((f) => this.mix(f));
+    return features.map((f) => this.onMainScale(path, f.kind, this.mix(f, path.config)));
+  }
+
+  /**
+   * Raw scores of another route on the scale of this engine's calibration: the answer math then
+   * gives exactly the probabilities of the route's own calibration.
+   */
+  private onMainScale(path: Path, kind: QuestionFeatures["kind"], raw: number[]): number[] {
+    if (path === this.main) return raw;
+    const own = path.calibration;
+    const main = this.calibration;
+    if (kind === "noul") return raw.map((r) => (own.noul.a * r + own.noul.b - main.noul.b) / main.noul.a);
+    const ratio = main[kind].temperature / own[kind].temperature;
+    return raw.map((r) => r * ratio);
   }
 
   /** Raw scores from features, with the weights of model.json. */
@@ -231,12 +311,14 @@ export class BuiltinEngine implements Engine {
   }
 
   /**
-   * Cosine features of every pair. Only the embeddings that a non-zero weight needs are computed,
-   * unless `all` is set (used when tuning the weights).
+   * Cosine features of every pair, read by the plan's route. Only the embeddings that a non-zero
+   * weight needs are computed, unless `all` is set (used when tuning the weights).
    */
   async features(plan: Plan, all = false): Promise<QuestionFeatures[]> {
     const work = plan.work as Work;
-    const c = this.config;
+    const c = work.path.config;
+    const pool = work.path.pool;
+    const embed = (ids: Int32Array): Promise<Float64Array | null> => this.embed(pool, ids);
     const need = (kind: "choice" | "score" | "noul"): Mix => {
       const w = kind === "noul" ? c.noul.sides : c[kind];
       return all ? { option: 1, joint: 1, stateQuestion: 1 } : w;
@@ -244,10 +326,10 @@ export class BuiltinEngine implements Engine {
     const side = async (p: PairWork, option: Int32Array, w: Mix): Promise<Features> => {
       if (option.length === 0) return { option: 0, joint: 0, stateQuestion: 0 };
       const [s, o, j, sq] = await Promise.all([
-        this.embed(p.state),
-        w.option !== 0 || w.stateQuestion !== 0 ? this.embed(option) : null,
-        w.joint !== 0 ? this.embed(concat(p.question, option)) : null,
-        w.stateQuestion !== 0 ? this.embed(concat(p.state, p.question)) : null,
+        embed(p.state),
+        w.option !== 0 || w.stateQuestion !== 0 ? embed(option) : null,
+        w.joint !== 0 ? embed(concat(p.question, option)) : null,
+        w.stateQuestion !== 0 ? embed(concat(p.state, p.question)) : null,
       ]);
       return { option: cosine(s, o), joint: cosine(s, j), stateQuestion: cosine(sq, o) };
     };
@@ -265,7 +347,7 @@ export class BuiltinEngine implements Engine {
         const [yes, no, question] = await Promise.all([
           qp.question.yes === null ? null : side(p, p.option, w),
           qp.question.no === null ? null : side(p, p.no, w),
-          wantQuestion ? Promise.all([this.embed(p.state), this.embed(p.question)]).then(([s, q]) => cosine(s, q)) : 0,
+          wantQuestion ? Promise.all([embed(p.state), embed(p.question)]).then(([s, q]) => cosine(s, q)) : 0,
         ]);
         return { kind, yes, no, question };
       }),
@@ -278,12 +360,12 @@ export class BuiltinEngine implements Engine {
    * 230 tokens shares its first chunk) and the chunk embeddings are averaged by length. The student
    * reads whole pairs (one chunk).
    */
-  private async embed(ids: Int32Array): Promise<Float64Array | null> {
+  private async embed(pool: EmbedPool, ids: Int32Array): Promise<Float64Array | null> {
     if (ids.length === 0) return null;
-    const size = this.pool.maxTokens;
+    const size = pool.maxTokens;
     const chunks: Int32Array[] = [];
     for (let at = 0; at < ids.length; at += size) chunks.push(ids.slice(at, at + size));
-    const vectors = await Promise.all(chunks.map((chunk) => this.pool.embed(chunk)));
+    const vectors = await Promise.all(chunks.map((chunk) => pool.embed(chunk)));
     const out = new Float64Array(vectors[0].length);
     vectors.forEach((v, k) => {
       const weight = chunks[k].length;
@@ -291,6 +373,35 @@ export class BuiltinEngine implements Engine {
     });
     return out;
   }
+}
+
+/**
+ * Function words that tell English from Spanish, Portuguese, French and German (words shared with
+ * English, such as "a", "me", "no", "die", "in", "do", "as", are left out), plus letters English
+ * does not use. A text reads as English unless it has more hits of the others than of English.
+ */
+const ENGLISH_WORDS = new Set(
+  "the and is are was were to of for my you your it its this that with on not have has had be been what which how who i we they our from at by does did an or but can could would should will there their them me".split(" "),
+);
+const OTHER_WORDS = new Set(
+  ("el la los las del que en es un una por para con se mi lo le está estoy pero muy más cuando como sus qué cómo mis " +
+    "não do da dos das em um uma é são meu minha você está foi para com pelo pela isso " +
+    "les des et est une du pour pas je il ne sur avec mon ma mes vous nous ce cette qui au aux été " +
+    "der das und ist nicht ich ein eine zu mit sie den dem auf für von wir mein meine ihr haben wurde bitte")
+    .split(" ")
+    .filter((w) => !["me", "no", "die", "in", "do", "as", "a"].includes(w)),
+);
+OTHER_WORDS.delete("do");
+const OTHER_LETTERS = /[ñáéíóúãõçâêôàèùëïüößœ¿¡]/giu;
+
+export function readsAsEnglish(text: string): boolean {
+  let english = 0;
+  let other = (text.match(OTHER_LETTERS) ?? []).length;
+  for (const w of text.toLowerCase().match(/\p{L}+/gu) ?? []) {
+    if (ENGLISH_WORDS.has(w)) english++;
+    else if (OTHER_WORDS.has(w)) other++;
+  }
+  return other <= english;
 }
 
 function cosine(a: Float64Array | null, b: Float64Array | null): number {
