@@ -27,7 +27,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { confidenceOf, sigmoid, softmax } from "../src/engine/answer.js";
-import { BuiltinEngine, type ModelConfig, type QuestionFeatures } from "../src/engine/builtin/builtin-engine.js";
+import { BuiltinEngine, questionOnlyFeature, type ModelConfig, type QuestionFeatures } from "../src/engine/builtin/builtin-engine.js";
 import type { Calibration } from "../src/engine/engine.js";
 import { labelIndex, loadDataset, toQuestion, type DevItem } from "../src/eval/dataset.js";
 import { splitOf, type Split } from "../src/eval/split.js";
@@ -204,7 +204,7 @@ async function main(): Promise<void> {
   const sided = noul.filter((s) => s.features.kind === "noul" && (s.features.yes !== null || s.features.no !== null));
   const bare = noul.filter((s) => !sided.includes(s));
   const sidedFit = logistic(sided.map((s) => raw(engine, s, { ...config, noul: { ...config.noul, bias: 0 } })[0]), sided.map((s) => s.label));
-  const bareX = bare.map((s) => (s.features.kind === "noul" ? s.features.question : 0));
+  const bareX = bare.map((s) => (s.features.kind === "noul" ? questionOnlyFeature(s.features, config) : 0));
   const bareFit = logistic(bareX, bare.map((s) => s.label));
   console.log(`noul with sides: a=${sidedFit.a.toFixed(3)} b=${sidedFit.b.toFixed(3)} (n=${sided.length}); question only: a=${bareFit.a.toFixed(3)} b=${bareFit.b.toFixed(3)} (n=${bare.length})`);
   if (sidedFit.a > 0 && bare.length > 0) {

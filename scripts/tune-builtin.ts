@@ -5,6 +5,10 @@
  *
  *   npm run build && node dist/scripts/tune-builtin.js [--encoder student|teacher] [--langs all|en,...] [--write]
  *
+ * Then the weights of the contextual calibration (model.json `neutral`: choice, score, noul,
+ * questionOnly; its texts are kept) are chosen per kind on the same split, with the weights above
+ * fixed (questionOnly by the AUC of question-only noul items); ties keep the smaller weight.
+ *
  * --write stores the chosen weights (and the encoder) in models/builtin/model.json; refit the
  * calibration afterwards (scripts/fit-calibration.ts), since raw scores change scale.
  * Criteria (threshold-free, so that calibration does not matter): choice/score by argmax accuracy,
@@ -13,7 +17,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { BuiltinEngine, type Mix, type ModelConfig, type QuestionFeatures } from "../src/engine/builtin/builtin-engine.js";
+import { BuiltinEngine, questionOnlyFeature, type Mix, type ModelConfig, type QuestionFeatures } from "../src/engine/builtin/builtin-engine.js";
 import { labelIndex, loadDataset, toQuestion, type DevItem } from "../src/eval/dataset.js";
 import { splitOf, type Split } from "../src/eval/split.js";
 import { renderText } from "../src/questions/render.js";
@@ -42,6 +46,7 @@ function auc(xs: number[], ys: number[]): number {
 }
 
 const GRID = [0, 0.5, 1];
+const LAMBDAS = [0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 2];
 function mixes(): Mix[] {
   const out: Mix[] = [];
   for (const option of GRID) for (const joint of GRID) for (const stateQuestion of GRID) {
@@ -79,12 +84,12 @@ async function main(): Promise<void> {
   const inLangs = (s: Scored): boolean => langs.includes("all") || langs.includes(s.item.lang);
   const config: ModelConfig = JSON.parse(JSON.stringify(engine.config)) as ModelConfig;
 
-  const choiceScore = (kind: "choice" | "score", rows: Scored[], w: Mix): number => {
-    const cfg = { ...config, [kind]: w };
+  const choiceScore = (kind: "choice" | "score", rows: Scored[], w: Mix, cfgIn: ModelConfig = config): number => {
+    const cfg = { ...cfgIn, [kind]: w };
     return rows.filter((s) => engine.mix(s.features, cfg).length > 0 && argmax(engine.mix(s.features, cfg)) === s.label).length / Math.max(1, rows.length);
   };
-  const noulScore = (rows: Scored[], w: Mix, question: number): number => {
-    const cfg = { ...config, noul: { ...config.noul, sides: w, question, bias: 0 } };
+  const noulScore = (rows: Scored[], w: Mix, question: number, cfgIn: ModelConfig = config): number => {
+    const cfg = { ...cfgIn, noul: { ...cfgIn.noul, sides: w, question, bias: 0 } };
     // Question-only items sit on another scale (fitted by fit-calibration); judge sided items here.
     const sided = rows.filter((s) => s.features.kind === "noul" && (s.features.yes !== null || s.features.no !== null));
     return auc(sided.map((s) => engine.mix(s.features, cfg)[0]), sided.map((s) => s.label));
@@ -118,6 +123,34 @@ async function main(): Promise<void> {
     console.log(`noul: ${JSON.stringify(best)} fit AUC ${bestScore.toFixed(3)}`);
     config.noul = { ...config.noul, sides: best.sides, question: best.question, bias: 0 };
   }
+  if (config.neutral && config.neutral.texts.length > 0) {
+    const neutral = { ...config.neutral };
+    const withLambda = (kind: keyof typeof neutral, l: number): ModelConfig => ({ ...config, neutral: { ...neutral, [kind]: l } });
+    const bareRows = fit.filter((s) => s.features.kind === "noul" && s.features.yes === null && s.features.no === null);
+    const bareAuc = (cfg: ModelConfig): number =>
+      auc(bareRows.map((s) => (s.features.kind === "noul" ? questionOnlyFeature(s.features, cfg) : 0)), bareRows.map((s) => s.label));
+    const measure = (kind: "choice" | "score" | "noul" | "questionOnly", l: number): number => {
+      const cfg = withLambda(kind, l);
+      if (kind === "choice" || kind === "score") return choiceScore(kind, fit.filter((s) => s.item.type === kind), cfg[kind], cfg);
+      if (kind === "noul") return noulScore(fit.filter((s) => s.item.type === "noul"), cfg.noul.sides, cfg.noul.question, cfg);
+      return bareAuc(cfg);
+    };
+    for (const kind of ["choice", "score", "noul", "questionOnly"] as const) {
+      let best = 0;
+      let bestScore = measure(kind, 0);
+      const base = bestScore;
+      for (const l of LAMBDAS) {
+        const v = measure(kind, l);
+        if (v > bestScore + 1e-9) {
+          best = l;
+          bestScore = v;
+        }
+      }
+      neutral[kind] = best;
+      console.log(`neutral ${kind}: weight ${best} (fit ${kind === "choice" || kind === "score" ? "accuracy" : "AUC"} ${base.toFixed(3)} -> ${bestScore.toFixed(3)})`);
+    }
+    config.neutral = neutral;
+  }
 
   // Report: argmax accuracy (choice/score) and AUC (sided noul) per split and language.
   const langList = [...new Set(scored.map((s) => s.item.lang))];
@@ -138,6 +171,7 @@ async function main(): Promise<void> {
   onDisk.choice = config.choice;
   onDisk.score = config.score;
   onDisk.noul = { ...onDisk.noul, sides: config.noul.sides, question: config.noul.question, bias: 0 };
+  if (config.neutral) onDisk.neutral = config.neutral;
   writeFileSync(join(modelDir, "model.json"), `${JSON.stringify(onDisk, null, 2)}\n`);
   console.log(`wrote weights to ${join(modelDir, "model.json")}; now refit the calibration`);
 }

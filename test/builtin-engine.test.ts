@@ -267,3 +267,15 @@ test("token counts: non-English text is billed with the tokens the model reads, 
   }
   assert.equal(engine.encoderOf(engine.plan("Die App stürzt ab.", [q])), "student");
 });
+
+test("contextual calibration: a side's features against a content-free state are subtracted with the model.json weight", () => {
+  const f = { kind: "score" as const, options: [
+    { option: 0.5, joint: 0.4, stateQuestion: 0.3, neutral: { option: 0.4, joint: 0.1, stateQuestion: 0.2 } },
+    { option: 0.2, joint: 0.2, stateQuestion: 0.2, neutral: { option: 0.0, joint: 0.0, stateQuestion: 0.0 } },
+  ] };
+  const base = { ...engine.config, score: { option: 1, joint: 0, stateQuestion: 0 } };
+  const off = engine.mix(f, { ...base, neutral: { texts: ["N/A"], choice: 0, score: 0, noul: 0, questionOnly: 0 } });
+  const on = engine.mix(f, { ...base, neutral: { texts: ["N/A"], choice: 0, score: 1, noul: 0, questionOnly: 0 } });
+  assert.deepEqual(off, [0.5, 0.2]);
+  assert.ok(Math.abs(on[0] - 0.1) < 1e-12 && on[1] === 0.2, `got ${on}`);
+});

@@ -42,15 +42,28 @@ export interface ModelConfig {
   choice: Mix;
   score: Mix;
   noul: { sides: Mix; question: number; bias: number; questionOnly: { question: number; bias: number } };
+  /**
+   * Contextual calibration against option bias: each feature of a side is also computed with the
+   * state replaced by each of `texts` (content-free texts, not read from the request and not
+   * billed), and `weight * mean of those` is subtracted from it, so an option (or level, or yes/no
+   * side) scores by how much better it matches the state than it matches no content at all.
+   * noul: the sides and cos(state, question) of questions with criteria; questionOnly: cos(state,
+   * question) of questions without them. A weight of 0 (or no `neutral`) turns it off.
+   */
+  neutral?: { texts: string[]; choice: number; score: number; noul: number; questionOnly: number };
 }
 
-/** Feature values of one side of a pair. */
-export type Features = Mix;
+/** Feature values of one side of a pair, and (in `neutral`) the same features with a content-free state. */
+export interface Features extends Mix {
+  neutral: Mix;
+}
+
+const ZERO: Mix = { option: 0, joint: 0, stateQuestion: 0 };
 
 /** choice/score: features per option; noul: the yes side, the no side (null when not given) and cos(state, question). */
 export type QuestionFeatures =
   | { kind: "choice" | "score"; options: Features[] }
-  | { kind: "noul"; yes: Features | null; no: Features | null; question: number };
+  | { kind: "noul"; yes: Features | null; no: Features | null; question: number; questionNeutral: number };
 
 export interface BuiltinEngineOptions {
   /** Worker threads running the model (default: 2 when the machine has 2 cores or more). */
@@ -117,6 +130,8 @@ interface Path {
   config: ModelConfig;
   calibration: Calibration;
   pool: EmbedPool;
+  /** Token ids of config.neutral.texts. */
+  neutral: Int32Array[];
 }
 
 const TEACHER_INFO: ModelInfo = {
@@ -169,7 +184,13 @@ export class BuiltinEngine implements Engine {
     const workers = opts.workers ?? Math.min(2, Math.max(1, availableParallelism()));
     const kind = opts.encoder ?? this.config.encoder ?? "teacher";
     const encoder: Encoder = kind === "student" ? { kind: "student", dir: join(dir, this.config.student ?? "multilingual") } : { kind: "teacher" };
-    this.main = { kind, config: this.config, calibration: this.calibration, pool: new EmbedPool({ workers, workerUrl: opts.workerUrl, encoder }) };
+    this.main = {
+      kind,
+      config: this.config,
+      calibration: this.calibration,
+      pool: new EmbedPool({ workers, workerUrl: opts.workerUrl, encoder }),
+      neutral: this.neutralIds(this.config),
+    };
     this.student = null;
     if (opts.encoder === undefined && kind === "teacher" && this.config.multilingual) {
       const sdir = join(dir, this.config.multilingual);
@@ -180,6 +201,7 @@ export class BuiltinEngine implements Engine {
         calibration: readJson<Calibration>(join(sdir, "calibration.json")),
         // A table lookup: one worker keeps it off the event loop; more would only copy the table.
         pool: new EmbedPool({ workers: 1, workerUrl: opts.workerUrl, encoder: { kind: "student", dir: join(sdir, sconfig.student ?? ".") } }),
+        neutral: this.neutralIds(sconfig),
       };
     }
     this.info = { ...(this.student ? ROUTED_INFO : kind === "student" ? STUDENT_INFO : TEACHER_INFO) };
@@ -198,6 +220,11 @@ export class BuiltinEngine implements Engine {
 
   async close(): Promise<void> {
     await Promise.all([this.main.pool.close(), this.student?.pool.close()]);
+  }
+
+  /** Token ids of the content-free texts of a config (empty texts are left out: they have no embedding). */
+  private neutralIds(config: ModelConfig): Int32Array[] {
+    return (config.neutral?.texts ?? []).map((t) => this.head(t)).filter((ids) => ids.length > 0);
   }
 
   private head(text: string, limit = MAX_PAIR_TOKENS): Int32Array {
@@ -298,16 +325,22 @@ export class BuiltinEngine implements Engine {
 
   /** Raw scores from features, with the weights of model.json. */
   mix(f: QuestionFeatures, config: ModelConfig = this.config): number[] {
-    const dot = (w: Mix, x: Features): number => w.option * x.option + w.joint * x.joint + w.stateQuestion * x.stateQuestion;
+    const dot = (w: Mix, x: Mix): number => w.option * x.option + w.joint * x.joint + w.stateQuestion * x.stateQuestion;
+    const lambda = config.neutral ?? { choice: 0, score: 0, noul: 0, questionOnly: 0 };
+    const corrected = (w: Mix, x: Features, l: number): number => dot(w, x) - (l === 0 ? 0 : l * dot(w, x.neutral));
     if (f.kind !== "noul") {
       const w = f.kind === "choice" ? config.choice : config.score;
-      return f.options.map((x) => dot(w, x));
+      const l = lambda[f.kind];
+      return f.options.map((x) => corrected(w, x, l));
     }
     const n = config.noul;
-    if (f.yes === null && f.no === null) return [n.questionOnly.question * f.question + n.questionOnly.bias];
+    if (f.yes === null && f.no === null) return [n.questionOnly.question * questionOnlyFeature(f, config) + n.questionOnly.bias];
     // A missing side is compared against the question alone.
-    const q: Features = { option: f.question, joint: f.question, stateQuestion: f.question };
-    return [dot(n.sides, f.yes ?? q) - dot(n.sides, f.no ?? q) + n.question * f.question + n.bias];
+    const l = lambda.noul;
+    const question = f.question - (l === 0 ? 0 : l * f.questionNeutral);
+    const q: Features = { option: question, joint: question, stateQuestion: question, neutral: ZERO };
+    const side = (x: Features | null): number => (x === null ? dot(n.sides, q) : corrected(n.sides, x, l));
+    return [side(f.yes) - side(f.no) + n.question * question + n.bias];
   }
 
   /**
@@ -319,37 +352,60 @@ export class BuiltinEngine implements Engine {
     const c = work.path.config;
     const pool = work.path.pool;
     const embed = (ids: Int32Array): Promise<Float64Array | null> => this.embed(pool, ids);
+    const neutral = work.path.neutral;
+    const lambda = (kind: "choice" | "score" | "noul" | "questionOnly"): number => (neutral.length === 0 ? 0 : (c.neutral?.[kind] ?? 0));
     const need = (kind: "choice" | "score" | "noul"): Mix => {
       const w = kind === "noul" ? c.noul.sides : c[kind];
       return all ? { option: 1, joint: 1, stateQuestion: 1 } : w;
     };
-    const side = async (p: PairWork, option: Int32Array, w: Mix): Promise<Features> => {
-      if (option.length === 0) return { option: 0, joint: 0, stateQuestion: 0 };
+    const side = async (p: PairWork, option: Int32Array, w: Mix, withNeutral: boolean): Promise<Features> => {
+      if (option.length === 0) return { ...ZERO, neutral: ZERO };
       const [s, o, j, sq] = await Promise.all([
         embed(p.state),
         w.option !== 0 || w.stateQuestion !== 0 ? embed(option) : null,
         w.joint !== 0 ? embed(concat(p.question, option)) : null,
         w.stateQuestion !== 0 ? embed(concat(p.state, p.question)) : null,
       ]);
-      return { option: cosine(s, o), joint: cosine(s, j), stateQuestion: cosine(sq, o) };
+      // The same features with each content-free text in place of the state, averaged.
+      const ns = withNeutral
+        ? await Promise.all(
+            neutral.map(async (n): Promise<Mix> => {
+              const [ne, nq] = await Promise.all([embed(n), w.stateQuestion !== 0 ? embed(concat(n, p.question)) : null]);
+              return { option: cosine(ne, o), joint: cosine(ne, j), stateQuestion: cosine(nq, o) };
+            }),
+          )
+        : [];
+      const mean = (key: keyof Mix): number => (ns.length === 0 ? 0 : ns.reduce((a, m) => a + m[key], 0) / ns.length);
+      return {
+        option: cosine(s, o),
+        joint: cosine(s, j),
+        stateQuestion: cosine(sq, o),
+        neutral: { option: mean("option"), joint: mean("joint"), stateQuestion: mean("stateQuestion") },
+      };
     };
     return Promise.all(
       plan.questions.map(async (qp, i): Promise<QuestionFeatures> => {
         const pairs = work.pairs[i];
         const kind = qp.question.kind;
         if (kind !== "noul") {
-          return { kind, options: await Promise.all(pairs.map((p) => side(p, p.option, need(kind)))) };
+          const withNeutral = all || lambda(kind) !== 0;
+          return { kind, options: await Promise.all(pairs.map((p) => side(p, p.option, need(kind), withNeutral))) };
         }
         const p = pairs[0];
         const w = need("noul");
+        const bare = qp.question.yes === null && qp.question.no === null;
+        const withNeutral = all || lambda(bare ? "questionOnly" : "noul") !== 0;
         // mix() falls back on cos(state, question) when a side is missing.
         const wantQuestion = all || c.noul.question !== 0 || qp.question.yes === null || qp.question.no === null;
-        const [yes, no, question] = await Promise.all([
-          qp.question.yes === null ? null : side(p, p.option, w),
-          qp.question.no === null ? null : side(p, p.no, w),
+        const [yes, no, question, questionNeutral] = await Promise.all([
+          qp.question.yes === null ? null : side(p, p.option, w, withNeutral),
+          qp.question.no === null ? null : side(p, p.no, w, withNeutral),
           wantQuestion ? Promise.all([embed(p.state), embed(p.question)]).then(([s, q]) => cosine(s, q)) : 0,
+          wantQuestion && withNeutral && neutral.length > 0
+            ? Promise.all([embed(p.question), ...neutral.map((n) => embed(n))]).then(([q, ...ns]) => ns.reduce((a, n) => a + cosine(n, q), 0) / ns.length)
+            : 0,
         ]);
-        return { kind, yes, no, question };
+        return { kind, yes, no, question, questionNeutral };
       }),
     );
   }
@@ -402,6 +458,15 @@ export function readsAsEnglish(text: string): boolean {
     else if (OTHER_WORDS.has(w)) other++;
   }
   return other <= english;
+}
+
+/**
+ * The feature of a noul question without yes/no criteria: cos(state, question), less
+ * `neutral.questionOnly` times cos(content-free text, question).
+ */
+export function questionOnlyFeature(f: Extract<QuestionFeatures, { kind: "noul" }>, config: ModelConfig): number {
+  const l = config.neutral?.questionOnly ?? 0;
+  return f.question - (l === 0 ? 0 : l * f.questionNeutral);
 }
 
 function cosine(a: Float64Array | null, b: Float64Array | null): number {
