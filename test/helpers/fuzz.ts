@@ -336,7 +336,10 @@ export function caseArb(key: string): fc.Arbitrary<Case> {
       if (r.language !== undefined) headers["accept-language"] = r.language;
       if (r.auth !== undefined) headers.authorization = r.auth;
       if (r.extra && r.extra[0] !== "expect") headers[r.extra[0]] = r.extra[1];
-      return { path: r.path || r.payload.path, body, headers, kind: `${r.payload.kind}/${r.encoding.startsWith("list:") ? "list" : r.encoding}` };
+      const c: Case = { path: r.path || r.payload.path, body, headers, kind: `${r.payload.kind}/${r.encoding.startsWith("list:") ? "list" : r.encoding}` };
+      // fast-check prints counterexamples with this: a 64 KiB body as a byte list is unreadable.
+      const preview = (b: Buffer) => JSON.stringify(b.length > 300 ? `${b.subarray(0, 150).toString("latin1")}…${b.subarray(-150).toString("latin1")}` : b.toString("latin1"));
+      return Object.assign(c, { [fc.toStringMethod]: () => `${c.kind} POST ${c.path} ${JSON.stringify(c.headers)} body (${c.body.length} bytes, latin1): ${preview(c.body)}` });
     });
 }
 

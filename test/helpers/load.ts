@@ -7,7 +7,7 @@ import { Agent, request } from "node:http";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { awayFromMinuteEdge, cli, startService, tempDir, type Service } from "./service.js";
+import { awayFromMinuteEdge, cli, startService, tempDir } from "./service.js";
 
 export interface Outcome {
   /** HTTP status, or null when the connection failed (refused, reset). */
