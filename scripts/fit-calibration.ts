@@ -27,27 +27,17 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { confidenceOf, sigmoid, softmax } from "../src/engine/answer.js";
-import { BuiltinEngine, questionOnlyFeature, type ModelConfig, type QuestionFeatures } from "../src/engine/builtin/builtin-engine.js";
+import { BuiltinEngine, questionOnlyFeature, type ModelConfig } from "../src/engine/builtin/builtin-engine.js";
 import type { Calibration } from "../src/engine/engine.js";
-import { labelIndex, loadDataset, toQuestion, type DevItem } from "../src/eval/dataset.js";
-import { splitOf, type Split } from "../src/eval/split.js";
-import { renderText } from "../src/questions/render.js";
+import { loadDataset } from "../src/eval/dataset.js";
+import type { Split } from "../src/eval/split.js";
+import { flag, scoreFeatures, type Scored } from "./features.js";
 
 const TARGET_ACCURACY = 0.9;
 const MIN_ANSWERED_SHARE = 0.1;
 const MIN_ANSWERED = 5;
 
-interface Scored {
-  item: DevItem;
-  split: Split;
-  label: number;
-  features: QuestionFeatures;
-}
 
-function flag(name: string, fallback: string): string {
-  const at = process.argv.indexOf(`--${name}`);
-  return at > 0 && at + 1 < process.argv.length ? process.argv[at + 1] : fallback;
-}
 
 /**
  * Logistic regression p = sigmoid(a x + b) by Newton's method, with a small ridge on a for separable
@@ -177,20 +167,7 @@ async function main(): Promise<void> {
   const own = (JSON.parse(readFileSync(join(modelDir, "model.json"), "utf8")) as ModelConfig).encoder ?? "teacher";
   const encoder = flag("encoder", own) === "student" ? "student" : "teacher";
   const engine = new BuiltinEngine({ modelDir, workers: Number(flag("workers", "2")), encoder });
-  await engine.load();
-  let scored: Scored[];
-  try {
-    scored = await Promise.all(
-      items.map(async (item): Promise<Scored> => {
-        const q = toQuestion(item);
-        const plan = engine.plan(renderText(item.state), [q]);
-        const [features] = await engine.features(plan);
-        return { item, split: splitOf(item.group), label: labelIndex(item, q), features };
-      }),
-    );
-  } finally {
-    await engine.close();
-  }
+  const scored = await scoreFeatures(engine, items);
   // Only languages the model reads: on other languages its similarities mostly measure "not
   // English" (cos(state, question) is 0.7-0.9 for any pair of non-English texts, 0-0.5 for English),
   // and fitting on them would move the English thresholds to separate languages instead of answers.

@@ -3,8 +3,8 @@
 12 heads, FFN 1536) into a model folder, to measure on this machine what the real model's compute costs
 (docs/models.md, "Memory and latency"). Its answers are meaningless; only its speed is of interest.
 
-    /usr/bin/python3 scripts/make-onnx-shape-model.py /tmp/minilm-shape
-    npx tsc -p tsconfig.json && node dist/bench/onnx-engine.js --dir /tmp/minilm-shape --reps 10
+    /usr/bin/python3 scripts/make-onnx-shape-model.py ./minilm-shape
+    npx tsc -p tsconfig.json && node dist/bench/onnx-engine.js --dir ./minilm-shape --reps 10
 
 It reuses the tokenizer of test/fixtures/tiny-nli (so the embedding table is small: the real model's
 250k x 384 table is a lookup and costs memory, not time) and takes input_ids and attention_mask only,

@@ -17,22 +17,12 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { BuiltinEngine, questionOnlyFeature, type Mix, type ModelConfig, type QuestionFeatures } from "../src/engine/builtin/builtin-engine.js";
-import { labelIndex, loadDataset, toQuestion, type DevItem } from "../src/eval/dataset.js";
-import { splitOf, type Split } from "../src/eval/split.js";
-import { renderText } from "../src/questions/render.js";
+import { BuiltinEngine, questionOnlyFeature, type Mix, type ModelConfig } from "../src/engine/builtin/builtin-engine.js";
+import { loadDataset } from "../src/eval/dataset.js";
+import type { Split } from "../src/eval/split.js";
+import { flag, scoreFeatures, type Scored } from "./features.js";
 
-interface Scored {
-  item: DevItem;
-  split: Split;
-  label: number;
-  features: QuestionFeatures;
-}
 
-function flag(name: string, fallback: string): string {
-  const at = process.argv.indexOf(`--${name}`);
-  return at > 0 && at + 1 < process.argv.length ? process.argv[at + 1] : fallback;
-}
 
 const argmax = (p: number[]): number => p.reduce((best, v, i) => (v > p[best] ? i : best), 0);
 
@@ -65,21 +55,8 @@ async function main(): Promise<void> {
   const langs = flag("langs", "all").split(",");
   const items = loadDataset(dataDir);
   const engine = new BuiltinEngine({ modelDir, workers: Number(flag("workers", "2")), encoder });
-  await engine.load();
-  let scored: Scored[];
   const t0 = performance.now();
-  try {
-    scored = await Promise.all(
-      items.map(async (item): Promise<Scored> => {
-        const q = toQuestion(item);
-        const plan = engine.plan(renderText(item.state), [q]);
-        const [features] = await engine.features(plan, true);
-        return { item, split: splitOf(item.group), label: labelIndex(item, q), features };
-      }),
-    );
-  } finally {
-    await engine.close();
-  }
+  const scored = await scoreFeatures(engine, items, true);
   console.log(`${engine.info.backend}: features of ${items.length} items in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const inLangs = (s: Scored): boolean => langs.includes("all") || langs.includes(s.item.lang);
   const config: ModelConfig = JSON.parse(JSON.stringify(engine.config)) as ModelConfig;
