@@ -23,7 +23,9 @@ export async function evalCommand(config: Config, args: Args): Promise<number> {
   const engine = createEngine({ workers: config.workers });
   await engine.load();
   try {
-    const threshold = Number(flagString(args, "threshold") ?? engine.calibration.default_min_confidence);
+    const given = flagString(args, "threshold");
+    const threshold = Number(given ?? engine.calibration.default_min_confidence);
+    if (!Number.isFinite(threshold) || threshold < 0 || threshold > 1) throw new Error("--threshold must be a number from 0 to 1");
     const t0 = performance.now();
     const scored = (await scoreItems(engine, items)).filter((s) => split === "all" || s.split === split);
     const seconds = (performance.now() - t0) / 1000;
@@ -80,7 +82,7 @@ export async function evalCommand(config: Config, args: Args): Promise<number> {
     out.push("threshold  answered  accuracy(answered)  accuracy(abstained)");
     const rowsToShow = curve.some((c) => c.threshold === threshold) ? curve : [...curve, result.abstention].sort((a, b) => a.threshold - b.threshold);
     for (const c of rowsToShow) {
-      const mark = c.threshold === threshold ? "  <- model default" : "";
+      const mark = c.threshold === threshold ? (given === undefined ? "  <- model default" : "  <- --threshold") : "";
       out.push(`${c.threshold.toFixed(2).padStart(9)}  ${pct(c.coverage)}    ${pct(c.answeredAccuracy)}              ${pct(c.abstainedAccuracy)}${mark}`);
     }
     process.stdout.write(`${out.join("\n")}\n`);

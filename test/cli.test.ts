@@ -1,0 +1,110 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { cli, post, ROOT, startService, tempDir } from "./helpers/service.js";
+
+/** A labeled set of three items, in the format of eval/dev/*.jsonl. */
+function tinySet(): string {
+  const dir = join(tempDir(), "set");
+  mkdirSync(dir);
+  const items = [
+    { id: "t1", group: "t1", lang: "en", domain: "support_routing", state: "I was charged twice on my credit card this month.", type: "choice", instructions: "What is this about?", criteria: { billing: "payments, charges, refunds", technical: "bugs, errors, crashes" }, label: "billing" },
+    { id: "t2", group: "t2", lang: "en", domain: "facts", state: "The meeting moved to Friday.", type: "noul", instructions: "Does the text mention a day of the week?", criteria: null, label: true },
+    { id: "t3", group: "t3", lang: "es", domain: "urgency", state: "El servidor está caído y nadie puede trabajar.", type: "score", instructions: "How urgent is this?", criteria: ["low", "medium", "critical"], label: 2 },
+  ];
+  writeFileSync(join(dir, "tiny.jsonl"), items.map((i) => JSON.stringify(i)).join("\n") + "\n");
+  return dir;
+}
+
+describe("svc CLI", () => {
+  test("ask answers one question of each type from the command line", async () => {
+    const env = { SVC_DATA_DIR: tempDir() };
+    const c = await cli(["ask", "--state", "I was charged twice on my card", "--choice", "What is this about?", "--options", "billing,technical,shipping"], env);
+    assert.equal(c.code, 0, c.stderr);
+    const choice = JSON.parse(c.stdout);
+    assert.equal(choice.answer, "billing");
+    assert.deepEqual(Object.keys(choice.probabilities), ["billing", "technical", "shipping"]);
+    assert.ok(Number.isInteger(choice.input_tokens) && choice.input_tokens > 0);
+    const n = await cli(["ask", "--state", "The parcel arrived today.", "--noul", "Was the package delivered?"], env);
+    assert.equal(n.code, 0, n.stderr);
+    const noul = JSON.parse(n.stdout);
+    assert.ok(noul.noul >= 0 && noul.noul <= 1);
+    const s = await cli(["ask", "--state", "This is outrageous!", "--score", "How angry?", "--levels", "calm,annoyed,furious"], env);
+    assert.equal(s.code, 0, s.stderr);
+    const score = JSON.parse(s.stdout);
+    assert.ok(score.answer >= 0 && score.answer <= 2);
+    const bad = await cli(["ask", "--state", "x"], env);
+    assert.equal(bad.code, 1);
+    assert.equal(bad.stderr, "svc: ask needs one of --noul, --choice or --score\n");
+  });
+
+  test("eval prints accuracy, calibration and abstention, with the built-in model and with an ONNX model folder", async () => {
+    const dir = tinySet();
+    const builtin = await cli(["eval", "--dir", dir, "--json"], { SVC_DATA_DIR: tempDir() });
+    assert.equal(builtin.code, 0, builtin.stderr);
+    const r = JSON.parse(builtin.stdout);
+    assert.match(r.backend, /^builtin-use-lite/);
+    assert.equal(r.items, 3);
+    assert.deepEqual(Object.keys(r.by_lang).sort(), ["en", "es"]);
+    assert.equal(r.by_kind.choice.n, 1);
+    assert.equal(r.by_kind.choice.accuracy, 1);
+    assert.equal(r.curve[0].threshold, 0);
+    assert.equal(r.curve[0].coverage, 1);
+    const onnx = await cli(["eval", "--dir", dir, "--json"], { SVC_DATA_DIR: tempDir(), SVC_MODEL: join(ROOT, "test", "fixtures", "tiny-nli") });
+    assert.equal(onnx.code, 0, onnx.stderr);
+    assert.equal(JSON.parse(onnx.stdout).backend, "onnx:tiny-nli");
+    const text = await cli(["eval", "--dir", dir, "--threshold", "0.3"], { SVC_DATA_DIR: tempDir() });
+    assert.match(text.stdout, /^model builtin-use-lite\S*, 3 questions \(split: all\)/);
+    assert.match(text.stdout, /\n {5}0\.30 .*<- --threshold\n/);
+  });
+
+  test("usage errors exit 1 with a message; help lists every command", async () => {
+    const env = { SVC_DATA_DIR: tempDir() };
+    const help = await cli(["help"], env);
+    assert.equal(help.code, 0);
+    for (const cmd of ["svc serve", "svc keys create", "svc keys list", "svc keys revoke", "svc usage", "svc ask", "svc models", "svc eval"]) {
+      assert.ok(help.stdout.includes(cmd), cmd);
+    }
+    const unknown = await cli(["frobnicate"], env);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /^svc: unknown command frobnicate\n/);
+    const noName = await cli(["keys", "create"], env);
+    assert.equal(noName.code, 1);
+    assert.equal(noName.stderr, "svc: keys create needs --name\n");
+    const badLimit = await cli(["keys", "create", "--name", "x", "--per-minute", "-3"], env);
+    assert.equal(badLimit.code, 1);
+    assert.equal(badLimit.stderr, "svc: --per-minute must be a whole number >= 0, got -3\n");
+    const badMonth = await cli(["usage", "--month", "2026-13"], env);
+    assert.equal(badMonth.code, 1);
+    assert.equal(badMonth.stderr, "svc: --month must be YYYY-MM, got 2026-13\n");
+    const noKey = await cli(["keys", "revoke", "ffffffff"], env);
+    assert.equal(noKey.code, 1);
+    assert.equal(noKey.stderr, "svc: no key with id or prefix ffffffff\n");
+  });
+
+  test("server-wide limits can come from the config file in the data dir; the environment wins over it", async () => {
+    const dataDir = tempDir();
+    writeFileSync(join(dataDir, "config.json"), JSON.stringify({ per_day: 1, per_minute: 0 }));
+    const svc = await startService({ dataDir });
+    const body = { model: "svc-latest", state: "hello", questions: { q: { type: "noul", instructions: "Is this a greeting?" } } };
+    try {
+      assert.equal((await post(svc, "/v1/systemone", body)).status, 200);
+      const r = await post(svc, "/v1/systemone", body);
+      assert.equal(r.status, 429);
+      assert.equal(r.body.error.limit, "per_day");
+    } finally {
+      await svc.stop();
+    }
+    const envWins = await startService({ dataDir, key: svc.key, env: { SVC_PER_DAY: "0" } });
+    try {
+      assert.equal((await post(envWins, "/v1/systemone", body)).status, 200);
+    } finally {
+      await envWins.stop();
+    }
+    writeFileSync(join(dataDir, "config.json"), "{ not json");
+    const broken = await cli(["keys", "list"], { SVC_DATA_DIR: dataDir });
+    assert.equal(broken.code, 1);
+    assert.match(broken.stderr, /^svc: cannot read config file .*config\.json: /);
+  });
+});
