@@ -124,6 +124,21 @@ describe("POST /v1/systemone answers", () => {
     assert.equal(r.body.answers.d.type, "choice");
   });
 
+  test("any string is an option key, including __proto__ and constructor", async () => {
+    // Written as JSON text: in a JS object literal, __proto__ would set the prototype, not a key.
+    const body =
+      `{"model": "svc-latest", "state": ${JSON.stringify(ticket)}, "questions": {` +
+      `"__proto__": {"type": "choice", "instructions": "Which?", "criteria": {"__proto__": "odd key", "constructor": null, "": "empty key", "billing": "money"}},` +
+      `"s": {"type": "score", "instructions": "How much?", "criteria": {"0": "__proto__", "1": "toString"}}}}`;
+    const r = await post(svc, "/v1/systemone", Buffer.from(body));
+    assert.equal(r.status, 200);
+    const parsed = r.body;
+    assert.ok(Object.prototype.hasOwnProperty.call(parsed.answers, "__proto__"));
+    const q = parsed.answers["__proto__"];
+    assert.deepEqual(Object.keys(q.probabilities).sort(), ["", "__proto__", "billing", "constructor"]);
+    assert.deepEqual(parsed.answers.s.legend, { "0": "__proto__", "1": "toString" });
+  });
+
   test("every model alias resolves; the answer names the versioned model", async () => {
     const names: [string, string][] = [
       ["svc-latest", "svc-1.1.0"],

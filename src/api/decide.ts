@@ -13,6 +13,7 @@ import {
   type Loc,
 } from "../questions/fields.js";
 import type { DecisionRequest, Question } from "../questions/question.js";
+import { byOptionKey } from "./systemone.js";
 
 /** Native API, POST /v1/decide: binary / choice / scale questions with built-in abstention. */
 export interface DecideRequest extends DecisionRequest {
@@ -108,8 +109,7 @@ export function decideAnswer(q: Question, a: AnswerNumbers, threshold: number): 
   if (q.kind === "noul") {
     return { type: "binary", answer: abstained ? null : a.best === 1, probability: a.probabilities[1], ...common };
   }
-  const probabilities: Record<string, number> = {};
-  q.options.forEach((o, i) => (probabilities[o.key] = a.probabilities[i]));
+  const probabilities = byOptionKey(q, (_, i) => a.probabilities[i]);
   if (q.kind === "choice") {
     return { type: "choice", answer: abstained ? null : q.options[a.best].key, probabilities, ...common };
   }

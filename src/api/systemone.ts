@@ -78,15 +78,18 @@ function round(x: number): number {
   return Math.round(x * 1e6) / 1e6;
 }
 
+/** A map keyed by option key. Built with fromEntries so that any key, "__proto__" included, is an own property. */
+export function byOptionKey<T>(q: Question, value: (o: Question["options"][number], i: number) => T): Record<string, T> {
+  return Object.fromEntries(q.options.map((o, i) => [o.key, value(o, i)]));
+}
+
 /** Serializes answer numbers into the System One wire shape. */
 export function systemOneAnswer(q: Question, a: AnswerNumbers): SystemOneAnswer {
   if (q.kind === "noul") return { type: "noul", noul: a.probabilities[1] };
-  const probabilities: Record<string, number> = {};
-  q.options.forEach((o, i) => (probabilities[o.key] = a.probabilities[i]));
+  const probabilities = byOptionKey(q, (_, i) => a.probabilities[i]);
   if (q.kind === "choice") {
     return { type: "choice", choice: q.options[a.best].key, probabilities, confidence: a.confidence };
   }
-  const legend: Record<string, string | null> = {};
-  q.options.forEach((o) => (legend[o.key] = o.description));
+  const legend = byOptionKey(q, (o) => o.description);
   return { type: "score", score: round(a.expected ?? 0), legend, probabilities, confidence: a.confidence };
 }
