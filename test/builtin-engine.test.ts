@@ -279,3 +279,26 @@ test("contextual calibration: a side's features against a content-free state are
   assert.deepEqual(off, [0.5, 0.2]);
   assert.ok(Math.abs(on[0] - 0.1) < 1e-12 && on[1] === 0.2, `got ${on}`);
 });
+
+test("the project glossary (models/builtin/multilingual/glossary) is well-formed: en<TAB>translation, same headwords in es/pt/fr/de", () => {
+  const dir = new URL("../../models/builtin/multilingual/glossary/", import.meta.url);
+  assert.match(readFileSync(new URL("README.md", dir), "utf8"), /Apache-2\.0/);
+  const heads: Record<string, Set<string>> = {};
+  for (const lang of ["es", "pt", "fr", "de"]) {
+    const lines = readFileSync(new URL(`en-${lang}.tsv`, dir), "utf8").split("\n").filter((l) => l !== "" && !l.startsWith("#"));
+    const seen = new Set<string>();
+    for (const line of lines) {
+      const parts = line.split("\t");
+      assert.equal(parts.length, 2, `en-${lang}.tsv: ${JSON.stringify(line)}`);
+      assert.ok(parts[0].trim() !== "" && parts[1].trim() !== "" && parts[0] === parts[0].trim() && parts[1] === parts[1].trim(), line);
+      assert.ok(!seen.has(line), `en-${lang}.tsv: duplicate ${line}`);
+      seen.add(line);
+    }
+    heads[lang] = new Set(lines.map((l) => l.split("\t")[0]));
+    assert.ok(heads[lang].size >= 800, `en-${lang}.tsv: ${heads[lang].size} headwords`);
+    assert.ok(heads[lang].has("refund") && heads[lang].has("invoice") && heads[lang].has("password"));
+  }
+  assert.deepEqual([...heads.pt].sort(), [...heads.es].sort());
+  assert.deepEqual([...heads.fr].sort(), [...heads.es].sort());
+  assert.deepEqual([...heads.de].sort(), [...heads.es].sort());
+});
