@@ -39,6 +39,7 @@ import { fileURLToPath } from "node:url";
 import { EmbedPool, EMBED_DIM, MODEL_MAX_TOKENS } from "../src/engine/builtin/pool.js";
 import { builtinTokenizer, vocabPath, type Vocabulary } from "../src/engine/builtin/tokenizer.js";
 import { featureRows, PieceText, Student, type StudentMeta } from "../src/engine/builtin/student.js";
+import { cosine } from "../src/engine/builtin/builtin-engine.js";
 
 const D = EMBED_DIM;
 
@@ -269,18 +270,6 @@ function quantize(e: Float32Array, rows: number): Uint8Array {
   }
   out.set(new Uint8Array(scales.buffer), 0);
   return out;
-}
-
-function cosine(a: Float32Array, b: Float32Array): number {
-  let ab = 0;
-  let aa = 0;
-  let bb = 0;
-  for (let k = 0; k < a.length; k++) {
-    ab += a[k] * b[k];
-    aa += a[k] * a[k];
-    bb += b[k] * b[k];
-  }
-  return aa === 0 || bb === 0 ? 0 : ab / Math.sqrt(aa * bb);
 }
 
 async function main(): Promise<void> {

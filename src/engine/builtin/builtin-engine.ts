@@ -469,7 +469,7 @@ export function questionOnlyFeature(f: Extract<QuestionFeatures, { kind: "noul" 
   return f.question - (l === 0 ? 0 : l * f.questionNeutral);
 }
 
-function cosine(a: Float64Array | null, b: Float64Array | null): number {
+export function cosine(a: ArrayLike<number> | null, b: ArrayLike<number> | null): number {
   if (a === null || b === null) return 0;
   let ab = 0;
   let aa = 0;
