@@ -3,7 +3,7 @@
  * distillation on parallel text, and writes models/builtin/multilingual/student.{json,bin}.
  *
  *   npm run build && node dist/scripts/train-multilingual.js \
- *     [--data ../shared/data/stsb-multi-mt] [--cache <tmpdir>/svc-train-multilingual] \
+ *     --data <folder with stsb-{lang}-{split}.csv of stsb-multi-mt> [--cache <tmpdir>/svc-train-multilingual] \
  *     [--out models/builtin/multilingual] [--langs en,es,pt,fr,de] [--iters 25] [--ridge 3e-5] \
  *     [--word-weight 0.3] [--min-count 2] [--glossary none|models/builtin/multilingual/glossary]
  *     [--glossary-weight 1] [--template-weight 0] [--dry-run]
@@ -275,7 +275,9 @@ function quantize(e: Float32Array, rows: number): Uint8Array {
 async function main(): Promise<void> {
   const started = performance.now();
   const root = resolve(fileURLToPath(new URL("../..", import.meta.url)));
-  const dataDir = resolve(flag("data", join(root, "..", "shared", "data", "stsb-multi-mt")));
+  const dataFlag = flag("data", process.env.SVC_STSB_DIR ?? "");
+  if (!dataFlag) throw new Error("--data <folder> (or SVC_STSB_DIR) must name the stsb-multi-mt data folder (stsb-<lang>-<split>.csv files)");
+  const dataDir = resolve(dataFlag);
   const cacheDir = resolve(flag("cache", join(tmpdir(), "svc-train-multilingual")));
   const outDir = resolve(flag("out", join(root, "models", "builtin", "multilingual")));
   const langs = flag("langs", "en,es,pt,fr,de").split(",");
