@@ -20,7 +20,7 @@ export async function evalCommand(config: Config, args: Args): Promise<number> {
   const split = flagString(args, "split") ?? "all";
   if (!["all", "fit", "test"].includes(split)) throw new Error("--split must be all, fit or test");
   const items = loadDataset(dir);
-  const engine = createEngine({ workers: config.workers });
+  const engine = createEngine({ workers: config.workers, dataDir: config.dataDir });
   await engine.load();
   try {
     const given = flagString(args, "threshold");

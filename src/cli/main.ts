@@ -135,7 +135,7 @@ async function serveCommand(config: Config): Promise<number> {
         (config.bootstrapKey ? " It is the key from SVC_BOOTSTRAP_KEY.\n" : ` The key is shown once:\n${key}\n`),
     );
   }
-  const handle: EngineHandle = { engine: createEngine({ workers: config.workers }), state: "loading" };
+  const handle: EngineHandle = { engine: createEngine({ workers: config.workers, dataDir: config.dataDir }), state: "loading" };
   const limiter = new Limiter(store, config.limits);
   const running = await startServer(
     ROUTES,
@@ -195,7 +195,7 @@ async function askCommand(config: Config, args: Args): Promise<number> {
     const levels = splitList(flagString(args, "levels"), "levels").map((d, i) => ({ key: String(i), description: d }));
     q = { key: "q", kind: "score", text: flagString(args, "score") ?? null, options: levels, yes: null, no: null };
   } else throw new Error("ask needs one of --noul, --choice or --score");
-  const engine = createEngine({ workers: config.workers || 1 });
+  const engine = createEngine({ workers: config.workers || 1, dataDir: config.dataDir });
   try {
     await engine.load();
     const plan = engine.plan(state, [q]);
