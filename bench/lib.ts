@@ -155,7 +155,7 @@ export async function startInProcess(engine: Engine, sync: "full" | "normal" = "
     store,
     async close() {
       await server.shutdown(2000);
-      store.close();
+      await store.close();
     },
   };
 }

@@ -48,7 +48,7 @@ export function authenticate(store: AccountStore, presented: string): KeyRecord 
   if (!prefix) return null;
   const record = store.findByPrefix(prefix);
   if (!record) return null;
-  const a = Buffer.from(hashKey(presented), "hex");
+  const a = createHash("sha256").update(presented, "utf8").digest();
   const b = Buffer.from(record.hash, "hex");
   if (a.length !== b.length || !timingSafeEqual(a, b)) return null;
   return record.revokedAt ? null : record;

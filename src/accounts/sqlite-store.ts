@@ -1,6 +1,8 @@
 import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { UsageLedger } from "./ledger.js";
+import { applyPragmas, type Sync } from "./ledger-protocol.js";
 import type { AccountStore, KeyRecord, UsageRecord, UsageRow } from "./store.js";
 
 interface KeyRow {
@@ -30,16 +32,14 @@ function toKey(r: KeyRow): KeyRecord {
 }
 
 /**
- * Keys and the usage ledger in one SQLite file. WAL journal; `synchronous` FULL by default so that a
- * committed usage record survives a process kill and a power loss (set sync "normal" to trade the
- * latter for speed).
+ * Keys and the usage ledger in one SQLite file (pragmas in ledger-protocol.ts). Reads and key changes
+ * run on this connection; usage records are written by the ledger worker on a second one.
  */
-export function openSqliteStore(file: string, opts: { sync?: "full" | "normal" } = {}): AccountStore {
+export function openSqliteStore(file: string, opts: { sync?: Sync } = {}): AccountStore {
   mkdirSync(dirname(file), { recursive: true });
+  const sync = opts.sync ?? "full";
   const db = new Database(file);
-  db.pragma("journal_mode = WAL");
-  db.pragma(`synchronous = ${opts.sync === "normal" ? "NORMAL" : "FULL"}`);
-  db.pragma("busy_timeout = 5000");
+  applyPragmas(db, sync);
   db.exec(`
     CREATE TABLE IF NOT EXISTS keys (
       id TEXT PRIMARY KEY,
@@ -61,6 +61,11 @@ export function openSqliteStore(file: string, opts: { sync?: "full" | "normal" }
       at INTEGER NOT NULL
     );
     CREATE INDEX IF NOT EXISTS usage_key_at ON usage (key_id, at);
+    CREATE TABLE IF NOT EXISTS key_changes (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL);
+    INSERT OR IGNORE INTO key_changes (id, n) VALUES (1, 0);
+    CREATE TRIGGER IF NOT EXISTS key_inserted AFTER INSERT ON keys BEGIN UPDATE key_changes SET n = n + 1; END;
+    CREATE TRIGGER IF NOT EXISTS key_updated AFTER UPDATE ON keys BEGIN UPDATE key_changes SET n = n + 1; END;
+    CREATE TRIGGER IF NOT EXISTS key_deleted AFTER DELETE ON keys BEGIN UPDATE key_changes SET n = n + 1; END;
   `);
   const insertKey = db.prepare(
     `INSERT INTO keys (id, name, prefix, hash, created_at, revoked_at, per_minute, per_day, monthly_tokens)
@@ -70,10 +75,7 @@ export function openSqliteStore(file: string, opts: { sync?: "full" | "normal" }
   const byPrefix = db.prepare("SELECT * FROM keys WHERE prefix = ?");
   const byIdOrPrefix = db.prepare("SELECT * FROM keys WHERE id = ? OR prefix = ?");
   const revoke = db.prepare("UPDATE keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL");
-  const insertUsage = db.prepare(
-    `INSERT INTO usage (request_id, key_id, endpoint, model, input_tokens, at)
-     VALUES (@requestId, @keyId, @endpoint, @model, @inputTokens, @at)`,
-  );
+  const keyChanges = db.prepare("SELECT n FROM key_changes").pluck();
   const between = db.prepare(
     "SELECT COUNT(*) AS requests, COALESCE(SUM(input_tokens), 0) AS tokens FROM usage WHERE key_id = ? AND at >= ? AND at < ?",
   );
@@ -85,60 +87,60 @@ export function openSqliteStore(file: string, opts: { sync?: "full" | "normal" }
      GROUP BY k.id ORDER BY k.created_at, k.id`,
   );
   const count = db.prepare("SELECT COUNT(*) AS n FROM usage");
-  const insertMany = db.transaction((recs: UsageRecord[]) => {
-    for (const rec of recs) insertUsage.run(rec);
-  });
+  const ledger = new UsageLedger({ file, sync });
 
-  // Group commit: records that arrive in the same turn of the event loop share one transaction (one
-  // WAL write, and with synchronous FULL one fsync) instead of paying one each; each caller still
-  // resumes only after its own record is committed.
-  let pending: { rec: UsageRecord; done: (err: Error | null) => void }[] = [];
-  const flush = (): void => {
-    const batch = pending;
-    pending = [];
-    if (batch.length === 0) return;
-    try {
-      insertMany(batch.map((p) => p.rec));
-      for (const p of batch) p.done(null);
-    } catch {
-      // One bad record (say, a duplicate request id) must not fail the others: commit them one by one.
-      for (const p of batch) {
-        try {
-          insertUsage.run(p.rec);
-          p.done(null);
-        } catch (err) {
-          p.done(err as Error);
-        }
+  // A key lookup is on every request, and keys change rarely but also from other processes (`svc keys
+  // revoke`). Triggers count every change to the keys table; the count is read once per event-loop
+  // turn and the cached keys are dropped when it moved, so a revocation committed anywhere is seen by
+  // the next request read after it, without one query per request.
+  let cache = new Map<string, KeyRecord>();
+  let seenChanges = -1;
+  let checked = false;
+  const cachedKeys = (): Map<string, KeyRecord> => {
+    if (!checked) {
+      checked = true;
+      setImmediate(() => (checked = false));
+      const n = keyChanges.get() as number;
+      if (n !== seenChanges) {
+        cache = new Map();
+        seenChanges = n;
       }
     }
+    return cache;
   };
 
   return {
-    insertKey: (key) => void insertKey.run(key),
+    insertKey(key) {
+      insertKey.run(key);
+      checked = false;
+    },
     listKeys: () => (listKeys.all() as KeyRow[]).map(toKey),
     revokeKey(idOrPrefix) {
       const row = byIdOrPrefix.get(idOrPrefix, idOrPrefix) as KeyRow | undefined;
       if (!row) return null;
       revoke.run(new Date().toISOString(), row.id);
+      checked = false;
       return toKey(byIdOrPrefix.get(row.id, row.id) as KeyRow);
     },
     findByPrefix(prefix) {
+      const keys = cachedKeys();
+      const hit = keys.get(prefix);
+      if (hit) return hit;
       const row = byPrefix.get(prefix) as KeyRow | undefined;
-      return row ? toKey(row) : null;
+      if (!row) return null;
+      const key = toKey(row);
+      keys.set(prefix, key);
+      return key;
     },
-    recordUsage: (rec: UsageRecord) =>
-      new Promise<void>((resolve, reject) => {
-        pending.push({ rec, done: (err) => (err ? reject(err) : resolve()) });
-        if (pending.length === 1) setImmediate(flush);
-      }),
+    recordUsage: (rec: UsageRecord) => ledger.record(rec),
     usageBetween(keyId, from, to) {
       const r = between.get(keyId, from, to) as { requests: number; tokens: number };
       return { requests: r.requests, inputTokens: r.tokens };
     },
     report: (from, to, key) => report.all({ from, to, key: key ?? null }) as UsageRow[],
     countUsage: () => (count.get() as { n: number }).n,
-    close: () => {
-      flush();
+    async close() {
+      await ledger.close();
       db.close();
     },
   };

@@ -39,6 +39,7 @@ export interface AccountStore {
   listKeys(): KeyRecord[];
   /** Revokes by id or prefix; returns the revoked key, or null when none matches. */
   revokeKey(idOrPrefix: string): KeyRecord | null;
+  /** The key with this prefix, revoked or not. The record is shared: callers must not change it. */
   findByPrefix(prefix: string): KeyRecord | null;
   /** Writes one usage record durably; resolves only when it is committed (records may share a commit). */
   recordUsage(rec: UsageRecord): Promise<void>;
@@ -47,5 +48,6 @@ export interface AccountStore {
   /** Usage per key in [from, to), optionally for one key (id or prefix). */
   report(from: number, to: number, key?: string): UsageRow[];
   countUsage(): number;
-  close(): void;
+  /** Waits for the usage records already handed over to be committed, then closes the file. */
+  close(): Promise<void>;
 }

@@ -28,12 +28,12 @@ const USAGE = `svc: a self-hostable decision service
                                      accuracy and calibration on the labeled set
 `;
 
-function withStore<T>(config: Config, fn: (store: AccountStore) => T): T {
+async function withStore<T>(config: Config, fn: (store: AccountStore) => T): Promise<T> {
   const store = openSqliteStore(dbPath(config), { sync: config.dbSync });
   try {
     return fn(store);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -49,7 +49,7 @@ function fmtLimit(v: number | null): string {
   return v === null ? "default" : v === 0 ? "unlimited" : String(v);
 }
 
-function keysCommand(config: Config, args: Args): number {
+function keysCommand(config: Config, args: Args): Promise<number> {
   const [, sub, target] = args.positionals;
   return withStore(config, (store) => {
     if (sub === "create") {
@@ -98,7 +98,7 @@ function monthRange(month: string | undefined): { from: number; to: number; labe
   return { from: Date.UTC(y, mo, 1), to: Date.UTC(y, mo + 1, 1), label: m };
 }
 
-function usageCommand(config: Config, args: Args): number {
+function usageCommand(config: Config, args: Args): Promise<number> {
   const { from, to, label } = monthRange(flagString(args, "month"));
   const key = flagString(args, "key");
   return withStore(config, (store) => {
@@ -166,8 +166,8 @@ async function serveCommand(config: Config): Promise<number> {
       void running
         .shutdown(10_000)
         .then(() => handle.engine.close())
+        .finally(() => store.close())
         .finally(() => {
-          store.close();
           process.stdout.write("stopped\n");
           resolve(0);
         });
