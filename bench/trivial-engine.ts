@@ -1,22 +1,13 @@
 import type { Calibration, Engine, ModelInfo, Plan, RawScores } from "../src/engine/engine.js";
 import type { Question } from "../src/questions/question.js";
 
-/** Whitespace-separated words: the bench's stand-in for tokens. */
-function words(text: string | null): number {
-  if (text === null) return 0;
-  let n = 0;
-  let inWord = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    const space = c === 32 || (c >= 9 && c <= 13);
-    if (!space && !inWord) n++;
-    inWord = !space;
-  }
-  return n;
+/** A token estimate from length alone (4 characters a token): tokenizing is the model's cost (bench:model). */
+function tokens(text: string | null): number {
+  return text === null ? 0 : Math.ceil(text.length / 4);
 }
 
 /**
- * An engine that does no inference: tokens are whitespace-separated words and every raw score is 0.
+ * An engine that does no inference: tokens are estimated from lengths and every raw score is 0.
  * It lets the benches measure everything around the model (HTTP, auth, limits, validation, usage
  * record, serialization) without the model's cost.
  */
@@ -33,11 +24,11 @@ export class TrivialEngine implements Engine {
   async close(): Promise<void> {}
 
   plan(state: string, questions: Question[]): Plan {
-    const stateTokens = words(state);
+    const stateTokens = tokens(state);
     const plans = questions.map((q) => {
-      const base = stateTokens + words(q.text);
+      const base = stateTokens + tokens(q.text);
       const pairTokens =
-        q.kind === "noul" ? [base + words(q.yes) + words(q.no)] : q.options.map((o) => base + words(o.key) + words(o.description));
+        q.kind === "noul" ? [base + tokens(q.yes) + tokens(q.no)] : q.options.map((o) => base + tokens(o.key) + tokens(o.description));
       return { question: q, pairTokens };
     });
     const inputTokens = plans.reduce((s, p) => s + p.pairTokens.reduce((a, b) => a + b, 0), 0);
