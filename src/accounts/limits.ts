@@ -8,12 +8,18 @@ type Window = "per_minute" | "per_day" | "monthly_quota";
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 
+let month = { start: 0, end: 0 };
+
+/** The UTC month around `now`, computed once per month rather than with a Date on every request. */
 function monthBounds(now: number): { start: number; end: number } {
-  const d = new Date(now);
-  return {
-    start: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1),
-    end: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1),
-  };
+  if (now < month.start || now >= month.end) {
+    const d = new Date(now);
+    month = {
+      start: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1),
+      end: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1),
+    };
+  }
+  return month;
 }
 
 interface Counter {

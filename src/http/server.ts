@@ -96,9 +96,8 @@ export async function startServer(
   let idle: (() => void) | null = null;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const started = performance.now();
+    const started = opts.log ? performance.now() : 0;
     const requestId = newRequestId();
-    const lang = pickLanguage(req.headers["accept-language"]);
     const ctx: Ctx = { req, requestId, key: null, body: bodyReader(req, opts.bodyTimeoutMs) };
     inFlight++;
     try {
@@ -129,7 +128,7 @@ export async function startServer(
     } catch (err) {
       const e = err instanceof ApiError ? err : new ApiError(500, "internal");
       if (!(err instanceof ApiError)) process.stderr.write(`[${requestId}] ${err instanceof Error ? err.stack : String(err)}\n`);
-      if (!res.headersSent) send(res, e.status, e.toBody(lang), requestId, closing || e.status === 413 || e.status === 408, e.headers);
+      if (!res.headersSent) send(res, e.status, e.toBody(pickLanguage(req.headers["accept-language"])), requestId, closing || e.status === 413 || e.status === 408, e.headers);
       else res.destroy();
     } finally {
       inFlight--;
