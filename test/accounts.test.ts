@@ -54,6 +54,13 @@ describe("authentication", () => {
     const after = await post({ url: svc.url, key }, "/v1/systemone", body);
     assert.equal(after.status, 401);
     assert.equal(after.body.error.message, "Invalid or revoked API key.");
+    // Any writer to the file is seen at once, not only the CLI: the key cache follows a change count kept by triggers.
+    const other = await newKey(["--name", "revoked-by-sql"]);
+    assert.equal((await post({ url: svc.url, key: other }, "/v1/systemone", body)).status, 200);
+    const db = new Database(join(svc.dataDir, "svc.sqlite"));
+    db.prepare("UPDATE keys SET revoked_at = ? WHERE prefix = ?").run(new Date().toISOString(), other.slice(4, 12));
+    db.close();
+    assert.equal((await post({ url: svc.url, key: other }, "/v1/systemone", body)).status, 401);
     // A key with the right prefix but a wrong secret is refused.
     const forged = `${key.slice(0, 13)}${"A".repeat(43)}`;
     assert.equal((await post({ url: svc.url, key: forged }, "/v1/systemone", body)).status, 401);

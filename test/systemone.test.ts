@@ -179,6 +179,25 @@ describe("POST /v1/systemone answers", () => {
   });
 });
 
+describe("request ids", () => {
+  test("start with the time in ms (11 hex digits), so they sort in the order requests arrived", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const before = Date.now();
+      const r = await fetch(`${svc.url}/healthz`);
+      const after = Date.now();
+      const id = r.headers.get("x-request-id") ?? "";
+      assert.match(id, /^req_[0-9a-f]{24}$/);
+      const ms = parseInt(id.slice(4, 15), 16);
+      assert.ok(ms >= before && ms <= after, `${id}: ${ms} not in [${before}, ${after}]`);
+      ids.push(id);
+      await new Promise((r) => setTimeout(r, 3));
+    }
+    assert.deepEqual([...ids].sort(), ids);
+    assert.equal(new Set(ids.map((id) => id.slice(15))).size, 3);
+  });
+});
+
 describe("GET /v1/models and health", () => {
   test("lists the public model names in the documented shape", async () => {
     const r = await get(svc, "/v1/models");

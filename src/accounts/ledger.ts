@@ -7,19 +7,32 @@ interface Waiter {
   reject: (err: Error) => void;
 }
 
+interface Pending {
+  batch: LedgerBatch;
+  waiters: Waiter[];
+}
+
 /**
  * The main thread's side of the usage ledger. Records of one event-loop turn go to the ledger worker
  * as one batch; each caller resumes only when the worker says its own record is committed. The worker
  * starts with the first record and holds the process open only while records are in flight.
+ *
+ * If the worker dies with batches in flight, `committed` (a read on another connection) tells which
+ * of their rows reached the file: those callers resume as billed, the others fail; the next record
+ * starts a new worker.
  */
 export class UsageLedger {
   private worker: Worker | null = null;
-  private turn: { batch: LedgerBatch; waiters: Waiter[] } | null = null;
-  private readonly inFlight = new Map<number, Waiter[]>();
+  private turn: Pending | null = null;
+  private readonly inFlight = new Map<number, Pending>();
   private seq = 0;
   private closed = false;
 
-  constructor(private readonly init: LedgerInit) {}
+  constructor(
+    private readonly init: LedgerInit,
+    private readonly committed: (requestIds: string[]) => Set<string>,
+    private readonly workerUrl: URL = new URL("./ledger-worker.js", import.meta.url),
+  ) {}
 
   record(rec: UsageRecord): Promise<void> {
     if (this.closed) return Promise.reject(new Error("the usage ledger is closed"));
@@ -39,37 +52,50 @@ export class UsageLedger {
     if (turn === null) return;
     const worker = this.ensureWorker();
     if (this.inFlight.size === 0) worker.ref();
-    this.inFlight.set(turn.batch.seq, turn.waiters);
+    this.inFlight.set(turn.batch.seq, turn);
     worker.postMessage(turn.batch);
   }
 
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(new URL("./ledger-worker.js", import.meta.url), { workerData: this.init });
+    const worker = new Worker(this.workerUrl, { workerData: this.init });
     worker.unref();
     worker.on("message", (reply: LedgerReply) => {
       for (const { seq, errors } of reply.done) {
-        const waiters = this.inFlight.get(seq) ?? [];
+        const pending = this.inFlight.get(seq);
         this.inFlight.delete(seq);
-        waiters.forEach((w, i) => {
+        pending?.waiters.forEach((w, i) => {
           const err = errors?.[i];
           if (err) w.reject(new Error(`usage record not written: ${err}`));
           else w.resolve();
         });
       }
-      if (this.inFlight.size === 0) worker.unref();
+      // While close() waits for the worker to exit, the worker must keep the process alive.
+      if (this.inFlight.size === 0 && !this.closed) worker.unref();
     });
-    const fail = (why: string): void => {
-      if (this.worker !== worker) return;
-      this.worker = null;
-      // Whether these rows reached the file is unknown: their requests fail rather than answer unbilled.
-      for (const waiters of this.inFlight.values()) for (const w of waiters) w.reject(new Error(`usage ledger worker ${why}`));
-      this.inFlight.clear();
-    };
-    worker.on("error", (err) => fail(`failed: ${err.message}`));
-    worker.on("exit", (code) => fail(`exited with code ${code}`));
+    worker.on("error", (err) => this.lost(worker, `failed: ${err.message}`));
+    worker.on("exit", (code) => this.lost(worker, `exited with code ${code}`));
     this.worker = worker;
     return worker;
+  }
+
+  private lost(worker: Worker, why: string): void {
+    if (this.worker !== worker) return;
+    this.worker = null;
+    const pending = [...this.inFlight.values()];
+    this.inFlight.clear();
+    for (const { batch, waiters } of pending) {
+      let found: Set<string>;
+      try {
+        found = this.committed(batch.rows.map((r) => r[0]));
+      } catch {
+        found = new Set();
+      }
+      waiters.forEach((w, i) => {
+        if (found.has(batch.rows[i][0])) w.resolve();
+        else w.reject(new Error(`usage ledger worker ${why}`));
+      });
+    }
   }
 
   /** Sends what is queued, waits until the worker has committed it and closed the file. */

@@ -87,7 +87,8 @@ export function openSqliteStore(file: string, opts: { sync?: Sync } = {}): Accou
      GROUP BY k.id ORDER BY k.created_at, k.id`,
   );
   const count = db.prepare("SELECT COUNT(*) AS n FROM usage");
-  const ledger = new UsageLedger({ file, sync });
+  const hasRecord = db.prepare("SELECT 1 FROM usage WHERE request_id = ?").pluck();
+  const ledger = new UsageLedger({ file, sync }, (ids) => new Set(ids.filter((id) => hasRecord.get(id) !== undefined)));
 
   // A key lookup is on every request, and keys change rarely but also from other processes (`svc keys
   // revoke`). Triggers count every change to the keys table; the count is read once per event-loop
