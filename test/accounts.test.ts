@@ -23,6 +23,12 @@ async function newKey(args: string[]): Promise<string> {
   return key;
 }
 
+function assertKeyLimit(r: Reply, window: "per_minute" | "per_day" | "monthly_quota"): void {
+  assert.equal(r.status, 429);
+  assert.equal(r.body.error.limit, "key_limit");
+  assert.equal(r.body.error.window, window);
+}
+
 function secondsUntil(boundaryMs: number): number {
   return Math.ceil((boundaryMs - Date.now()) / 1000);
 }
@@ -104,18 +110,13 @@ describe("limits", () => {
     const s = { url: svc.url, key };
     assert.equal((await post(s, "/v1/systemone", body)).status, 200);
     assert.equal((await post(s, "/v1/systemone", body)).status, 200);
-    const r = await post(s, "/v1/systemone", body);
-    assert.equal(r.status, 429);
-    assert.equal(r.body.error.limit, "key_limit");
-    assert.equal(r.body.error.window, "per_minute");
+    assertKeyLimit(await post(s, "/v1/systemone", body), "per_minute");
 
     const dayKey = await newKey(["--name", "own-day", "--per-day", "3", "--per-minute", "100"]);
     const d = { url: svc.url, key: dayKey };
     for (let i = 0; i < 3; i++) assert.equal((await post(d, "/v1/systemone", body)).status, 200);
     const refused = await post(d, "/v1/systemone", body);
-    assert.equal(refused.status, 429);
-    assert.equal(refused.body.error.limit, "key_limit");
-    assert.equal(refused.body.error.window, "per_day");
+    assertKeyLimit(refused, "per_day");
     assertRetryAfterNear(refused, secondsUntil((Math.floor(Date.now() / 86400000) + 1) * 86400000));
   });
 
@@ -127,9 +128,7 @@ describe("limits", () => {
     assert.equal((await post(s, "/v1/systemone", body)).status, 200);
     assert.equal((await post(s, "/v1/systemone", body)).status, 200);
     const r = await post(s, "/v1/systemone", body);
-    assert.equal(r.status, 429);
-    assert.equal(r.body.error.limit, "key_limit");
-    assert.equal(r.body.error.window, "monthly_quota");
+    assertKeyLimit(r, "monthly_quota");
     const now = new Date();
     assertRetryAfterNear(r, secondsUntil(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)));
     // invalid requests are not billed either

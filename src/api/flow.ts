@@ -2,7 +2,7 @@ import type { KeyRecord } from "../accounts/store.js";
 import type { Limiter } from "../accounts/limits.js";
 import type { AccountStore } from "../accounts/store.js";
 import { answerNumbers, type AnswerNumbers } from "../engine/answer.js";
-import { EngineUnavailableError, type Engine, type Plan } from "../engine/engine.js";
+import { EngineUnavailableError, type Engine, type Plan, type RawScores } from "../engine/engine.js";
 import { ApiError } from "../http/errors.js";
 import type { DecisionRequest, Question } from "../questions/question.js";
 import { PUBLIC_MODELS, resolveModel } from "./models.js";
@@ -61,7 +61,12 @@ export async function answer(
   deps.limiter.reserve(ctx.key, plan.inputTokens);
   let billed = false;
   try {
-    const raw = await engine.run(plan).catch(rethrow);
+    let raw: RawScores;
+    try {
+      raw = await engine.run(plan);
+    } catch (err) {
+      rethrow(err);
+    }
     const results = plan.questions.map((qp, i) => ({
       question: qp.question,
       numbers: answerNumbers(qp.question.kind, raw[i], qp.question.options.map((o) => o.key), engine.calibration),

@@ -65,7 +65,7 @@ export function readRaw(req: IncomingMessage, timeoutMs: number): Promise<Buffer
       req.off("error", onError);
       req.off("aborted", onAborted);
       if (err) reject(err);
-      else resolve(Buffer.concat(chunks, size));
+      else resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
