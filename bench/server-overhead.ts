@@ -4,7 +4,7 @@
  * returns the same response bytes. Both run in this process; autocannon runs in a worker thread.
  * Runs alternate (svc, bare, svc, bare, ...) so drift in the machine's load hits both alike.
  *
- *   npm run bench:server [-- --duration 5 --connections 50 --rounds 2]
+ *   npm run bench:server [-- --duration 5 --connections 50 --rounds 3]
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   header("bench:server: full HTTP path with a trivial engine vs a bare node:http handler", m);
   const duration = numberFlag("duration", 5);
   const connections = numberFlag("connections", 50);
-  const rounds = numberFlag("rounds", 2);
+  const rounds = numberFlag("rounds", 3);
   const payload = JSON.stringify(choiceBody("bench"));
   const results: Record<string, unknown> = {};
   const summary = [];
