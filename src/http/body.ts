@@ -63,7 +63,6 @@ export function readRaw(req: IncomingMessage, timeoutMs: number): Promise<Buffer
       req.off("data", onData);
       req.off("end", onEnd);
       req.off("error", onError);
-      req.off("aborted", onAborted);
       if (err) reject(err);
       else resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
     };
@@ -76,8 +75,8 @@ export function readRaw(req: IncomingMessage, timeoutMs: number): Promise<Buffer
       chunks.push(chunk);
     };
     const onEnd = () => finish(null);
+    // A client that goes away mid-body shows up here too (ECONNRESET "aborted").
     const onError = () => finish(new ApiError(400, "invalid_json"));
-    const onAborted = () => finish(new ApiError(400, "invalid_json"));
     const timer = setTimeout(
       () => finish(new ApiError(408, "body_timeout", { params: { seconds: Math.round(timeoutMs / 1000) } })),
       timeoutMs,
@@ -85,7 +84,6 @@ export function readRaw(req: IncomingMessage, timeoutMs: number): Promise<Buffer
     req.on("data", onData);
     req.on("end", onEnd);
     req.on("error", onError);
-    req.on("aborted", onAborted);
   });
 }
 
