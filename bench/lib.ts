@@ -139,7 +139,7 @@ export interface InProcess {
 
 /** The real routes and server in this process, on a fresh SQLite file, every limit off. */
 export async function startInProcess(engine: Engine, sync: "full" | "normal" = "full"): Promise<InProcess> {
-  const store = openSqliteStore(join(tempDir(), "svc.sqlite"), { sync });
+  const store = openSqliteStore(join(tempDir(), "svc.sqlite"), { sync, startLedger: true });
   const off = { perMinute: null, perDay: null, monthlyTokens: null };
   const { key } = createKey(store, "bench", off);
   await engine.load();

@@ -67,10 +67,12 @@ describe("usage ledger (its own thread, real SQLite file)", () => {
     assert.deepEqual(rows(file).ids, ["req_a", "req_b"]);
   });
 
-  test("an idle ledger does not keep the process alive", async () => {
+  test("an idle ledger does not keep the process alive, started at once or by a record", async () => {
     const file = join(tempDir(), "svc.sqlite");
+    const other = join(tempDir(), "svc.sqlite");
     const script = `
       const { openSqliteStore } = await import(${JSON.stringify(pathToFileURL(join(ROOT, "dist", "src", "accounts", "sqlite-store.js")).href)});
+      openSqliteStore(${JSON.stringify(other)}, { startLedger: true });
       const store = openSqliteStore(${JSON.stringify(file)});
       await store.recordUsage({ requestId: "req_x", keyId: "k", endpoint: "/v1/decide", model: "m", inputTokens: 3, at: 0 });
       console.log("recorded");`;

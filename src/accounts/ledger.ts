@@ -15,7 +15,7 @@ interface Pending {
 /**
  * The main thread's side of the usage ledger. Records of one event-loop turn go to the ledger worker
  * as one batch; each caller resumes only when the worker says its own record is committed. The worker
- * starts with the first record and holds the process open only while records are in flight.
+ * starts with start() or the first record, and holds the process open only while records are in flight.
  *
  * If the worker dies with batches in flight, `committed` (a read on another connection) tells which
  * of their rows reached the file: those callers resume as billed, the others fail; the next record
@@ -33,6 +33,11 @@ export class UsageLedger {
     private readonly committed: (requestIds: string[]) => Set<string>,
     private readonly workerUrl: URL = new URL("./ledger-worker.js", import.meta.url),
   ) {}
+
+  /** Starts the worker now rather than with the first record (which would wait ~30 ms for it). */
+  start(): void {
+    if (!this.closed) this.ensureWorker();
+  }
 
   record(rec: UsageRecord): Promise<void> {
     if (this.closed) return Promise.reject(new Error("the usage ledger is closed"));
@@ -59,7 +64,6 @@ export class UsageLedger {
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
     const worker = new Worker(this.workerUrl, { workerData: this.init });
-    worker.unref();
     worker.on("message", (reply: LedgerReply) => {
       for (const { seq, errors } of reply.done) {
         const pending = this.inFlight.get(seq);
@@ -75,6 +79,8 @@ export class UsageLedger {
     });
     worker.on("error", (err) => this.lost(worker, `failed: ${err.message}`));
     worker.on("exit", (code) => this.lost(worker, `exited with code ${code}`));
+    // After the listeners: attaching a "message" listener refs the worker's port again.
+    worker.unref();
     this.worker = worker;
     return worker;
   }

@@ -33,9 +33,10 @@ function toKey(r: KeyRow): KeyRecord {
 
 /**
  * Keys and the usage ledger in one SQLite file (pragmas in ledger-protocol.ts). Reads and key changes
- * run on this connection; usage records are written by the ledger worker on a second one.
+ * run on this connection; usage records are written by the ledger worker on a second one, started at
+ * once with `startLedger` (a server) or with the first record.
  */
-export function openSqliteStore(file: string, opts: { sync?: Sync } = {}): AccountStore {
+export function openSqliteStore(file: string, opts: { sync?: Sync; startLedger?: boolean } = {}): AccountStore {
   mkdirSync(dirname(file), { recursive: true });
   const sync = opts.sync ?? "full";
   const db = new Database(file);
@@ -89,6 +90,7 @@ export function openSqliteStore(file: string, opts: { sync?: Sync } = {}): Accou
   const count = db.prepare("SELECT COUNT(*) AS n FROM usage");
   const hasRecord = db.prepare("SELECT 1 FROM usage WHERE request_id = ?").pluck();
   const ledger = new UsageLedger({ file, sync }, (ids) => new Set(ids.filter((id) => hasRecord.get(id) !== undefined)));
+  if (opts.startLedger) ledger.start();
 
   // A key lookup is on every request, and keys change rarely but also from other processes (`svc keys
   // revoke`). Triggers count every change to the keys table; the count is read once per event-loop

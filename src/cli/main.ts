@@ -122,7 +122,7 @@ function usageCommand(config: Config, args: Args): Promise<number> {
 }
 
 async function serveCommand(config: Config): Promise<number> {
-  const store = openSqliteStore(dbPath(config), { sync: config.dbSync });
+  const store = openSqliteStore(dbPath(config), { sync: config.dbSync, startLedger: true });
   if (store.listKeys().length === 0) {
     const { key, record } = createKey(
       store,
