@@ -5,6 +5,7 @@ import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { createKey } from "../src/accounts/keys.js";
 import { Limiter } from "../src/accounts/limits.js";
+import type { Sync } from "../src/accounts/ledger-protocol.js";
 import { openSqliteStore } from "../src/accounts/sqlite-store.js";
 import type { AccountStore } from "../src/accounts/store.js";
 import { ROUTES } from "../src/api/routes.js";
@@ -138,7 +139,7 @@ export interface InProcess {
 }
 
 /** The real routes and server in this process, on a fresh SQLite file, every limit off. */
-export async function startInProcess(engine: Engine, sync: "full" | "normal" = "full"): Promise<InProcess> {
+export async function startInProcess(engine: Engine, sync: Sync = "full"): Promise<InProcess> {
   const store = openSqliteStore(join(tempDir(), "svc.sqlite"), { sync, startLedger: true });
   const off = { perMinute: null, perDay: null, monthlyTokens: null };
   const { key } = createKey(store, "bench", off);

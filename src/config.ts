@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import type { Sync } from "./accounts/ledger-protocol.js";
 import type { KeyLimits } from "./accounts/store.js";
 
 /** Server settings: environment variables win over the config file, which wins over the defaults. */
@@ -12,7 +13,7 @@ export interface Config {
   /** Inference worker threads (0 = the engine's own default). */
   workers: number;
   bodyTimeoutMs: number;
-  dbSync: "full" | "normal";
+  dbSync: Sync;
   log: boolean;
   bootstrapKey: string | null;
 }
@@ -36,7 +37,7 @@ type FileConfig = Partial<{
   monthly_tokens: number;
   workers: number;
   body_timeout_ms: number;
-  db_sync: "full" | "normal";
+  db_sync: Sync;
   log: boolean;
 }>;
 

@@ -29,8 +29,7 @@ export function parseEncodings(header: string | undefined): Coding[] {
 
 /** Only JSON in UTF-8 is read; a missing Content-Type is taken as JSON. */
 export function checkContentType(header: string | undefined): void {
-  if (header === undefined || header === "application/json") return;
-  if (header.trim() === "") return;
+  if (header === undefined || header === "application/json" || header.trim() === "") return;
   const [mime, ...params] = header.split(";").map((s) => s.trim().toLowerCase());
   if (mime.startsWith("multipart/") || mime.startsWith("image/")) {
     throw new ApiError(422, "text_only", { problems: [{ loc: [], code: "text_only", type: "text_only" }] });
