@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { createKey } from "../src/accounts/keys.js";
+import { Admission } from "../src/accounts/admission.js";
 import { Limiter } from "../src/accounts/limits.js";
 import type { Sync } from "../src/accounts/ledger-protocol.js";
 import { openSqliteStore } from "../src/accounts/sqlite-store.js";
@@ -146,7 +147,7 @@ export async function startInProcess(engine: Engine, sync: Sync = "full"): Promi
   await engine.load();
   const server = await startServer(
     ROUTES,
-    { engine: { engine, state: "ready" }, store, limiter: new Limiter(store, off), bodyTimeoutMs: 10_000, log: false },
+    { engine: { engine, state: "ready" }, store, limiter: new Limiter(store, off), admission: new Admission({ perKey: 0, total: 0 }), bodyTimeoutMs: 10_000, log: false },
     "127.0.0.1",
     0,
   );

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Sync } from "./accounts/ledger-protocol.js";
+import type { AdmissionLimits } from "./accounts/admission.js";
 import type { KeyLimits } from "./accounts/store.js";
 
 /** Server settings: environment variables win over the config file, which wins over the defaults. */
@@ -10,6 +11,10 @@ export interface Config {
   dataDir: string;
   /** Server-wide default limits per key (null or 0 = unlimited). */
   limits: KeyLimits;
+  /** Question-option pairs admitted and not yet finished, per key and in all (0 = no bound). */
+  admission: AdmissionLimits;
+  /** Open connections at most. */
+  maxConnections: number;
   /** Inference worker threads (0 = the engine's own default). */
   workers: number;
   bodyTimeoutMs: number;
@@ -27,6 +32,12 @@ export const DEFAULTS = {
   monthlyTokens: 0,
   workers: 0,
   bodyTimeoutMs: 10_000,
+  // One largest valid request (64 questions x 255 options = 16,320 pairs) per key at a time, and
+  // about two of them in all: what 2 cores drain in well under a minute with the built-in model,
+  // and a few hundred MB of memory at most (bench/README.md, overload).
+  maxPairsPerKey: 16_384,
+  maxPairs: 32_768,
+  maxConnections: 1024,
 } as const;
 
 type FileConfig = Partial<{
@@ -37,6 +48,9 @@ type FileConfig = Partial<{
   monthly_tokens: number;
   workers: number;
   body_timeout_ms: number;
+  max_pairs_per_key: number;
+  max_pairs: number;
+  max_connections: number;
   db_sync: Sync;
   log: boolean;
 }>;
@@ -73,6 +87,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       perDay: int("SVC_PER_DAY", env.SVC_PER_DAY ?? fc.per_day, DEFAULTS.perDay) || null,
       monthlyTokens: int("SVC_MONTHLY_TOKENS", env.SVC_MONTHLY_TOKENS ?? fc.monthly_tokens, DEFAULTS.monthlyTokens) || null,
     },
+    admission: {
+      perKey: int("SVC_MAX_PAIRS_PER_KEY", env.SVC_MAX_PAIRS_PER_KEY ?? fc.max_pairs_per_key, DEFAULTS.maxPairsPerKey),
+      total: int("SVC_MAX_PAIRS", env.SVC_MAX_PAIRS ?? fc.max_pairs, DEFAULTS.maxPairs),
+    },
+    maxConnections: int("SVC_MAX_CONNECTIONS", env.SVC_MAX_CONNECTIONS ?? fc.max_connections, DEFAULTS.maxConnections) || DEFAULTS.maxConnections,
     workers: int("SVC_WORKERS", env.SVC_WORKERS ?? fc.workers, DEFAULTS.workers),
     bodyTimeoutMs: int("SVC_BODY_TIMEOUT_MS", env.SVC_BODY_TIMEOUT_MS ?? fc.body_timeout_ms, DEFAULTS.bodyTimeoutMs) || DEFAULTS.bodyTimeoutMs,
     dbSync: sync,

@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
+import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { UsageLedger } from "./ledger.js";
 import { applyPragmas, type Sync } from "./ledger-protocol.js";
@@ -37,7 +37,10 @@ function toKey(r: KeyRow): KeyRecord {
  * once with `startLedger` (a server) or with the first record.
  */
 export function openSqliteStore(file: string, opts: { sync?: Sync; startLedger?: boolean } = {}): AccountStore {
-  mkdirSync(dirname(file), { recursive: true });
+  // Keys (hashed) and usage are the operator's alone: a new folder is 700 and a new file 600 (SQLite
+  // gives its -wal and -shm files the database file's mode).
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  closeSync(openSync(file, "a", 0o600));
   const sync = opts.sync ?? "full";
   const db = new Database(file);
   applyPragmas(db, sync);

@@ -1,8 +1,9 @@
+import type { Admission } from "../accounts/admission.js";
 import type { KeyRecord } from "../accounts/store.js";
 import type { Limiter } from "../accounts/limits.js";
 import type { AccountStore } from "../accounts/store.js";
 import { answerNumbers, type AnswerNumbers } from "../engine/answer.js";
-import { EngineUnavailableError, type Engine, type Plan, type RawScores } from "../engine/engine.js";
+import { CancelledError, EngineUnavailableError, type Engine, type Plan, type RawScores } from "../engine/engine.js";
 import { ApiError } from "../http/errors.js";
 import type { DecisionRequest, Question } from "../questions/question.js";
 import { PUBLIC_MODELS, resolveModel } from "./models.js";
@@ -24,23 +25,38 @@ export interface FlowDeps {
   engine: EngineHandle;
   store: AccountStore;
   limiter: Limiter;
+  admission: Admission;
 }
 
-/** An engine that cannot answer for now (say, replacing a crashed worker) is a 503, like one still loading. */
-function rethrow(err: unknown): never {
+/**
+ * An engine that cannot answer for now (say, replacing a crashed worker) is a 503, like one still
+ * loading. A cancelled run ends with the reason its signal was aborted with (a 503 at shutdown), or
+ * as CancelledError when the client went away (nothing is answered then).
+ */
+function rethrow(err: unknown, signal?: AbortSignal): never {
   if (err instanceof EngineUnavailableError) throw new ApiError(503, "model_loading", { headers: { "retry-after": "5" } });
+  if (err instanceof CancelledError && signal?.reason instanceof ApiError) throw signal.reason;
   throw err;
+}
+
+/** Pairs the model reads for a request: one per option or level, one per noul question. */
+function pairCount(req: DecisionRequest): number {
+  let pairs = 0;
+  for (const q of req.questions) pairs += q.kind === "noul" ? 1 : q.options.length;
+  return pairs;
 }
 
 /**
  * The part both APIs share after their own parsing: model resolution, tokens and quota, the engine,
  * the answer math and the usage record. The record is committed before this returns, so a response
  * is only ever sent for a request that is billed; anything that fails before that is not billed.
+ * The request holds its pairs in admission control from before planning until it ends; when
+ * `signal` aborts (the client went away, or shutdown), its queued work is dropped and it is not billed.
  */
 export async function answer(
   deps: FlowDeps,
   req: DecisionRequest,
-  ctx: { key: KeyRecord; requestId: string; endpoint: string },
+  ctx: { key: KeyRecord; requestId: string; endpoint: string; signal?: AbortSignal },
 ): Promise<Answered> {
   const model = resolveModel(req.model);
   if (model === null) {
@@ -52,6 +68,22 @@ export async function answer(
       headers: { "retry-after": state === "loading" ? "5" : "30" },
     });
   }
+  const release = deps.admission.admit(ctx.key.id, pairCount(req));
+  try {
+    return await planAndRun(deps, engine, model, req, ctx);
+  } finally {
+    release();
+  }
+}
+
+async function planAndRun(
+  deps: FlowDeps,
+  engine: Engine,
+  model: string,
+  req: DecisionRequest,
+  ctx: { key: KeyRecord; requestId: string; endpoint: string; signal?: AbortSignal },
+): Promise<Answered> {
+  if (ctx.signal?.aborted) rethrow(new CancelledError(), ctx.signal);
   let plan: Plan;
   try {
     plan = engine.plan(req.state, req.questions);
@@ -63,10 +95,12 @@ export async function answer(
   try {
     let raw: RawScores;
     try {
-      raw = await engine.run(plan);
+      raw = await engine.run(plan, { lane: ctx.key.id, signal: ctx.signal });
     } catch (err) {
-      rethrow(err);
+      rethrow(err, ctx.signal);
     }
+    // Gone while the answer math was pending: still not billed.
+    if (ctx.signal?.aborted) rethrow(new CancelledError(), ctx.signal);
     const results = plan.questions.map((qp, i) => ({
       question: qp.question,
       numbers: answerNumbers(qp.question.kind, raw[i], qp.question.options.map((o) => o.key), engine.calibration),

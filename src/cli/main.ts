@@ -1,4 +1,5 @@
 import { createKey } from "../accounts/keys.js";
+import { Admission } from "../accounts/admission.js";
 import { Limiter } from "../accounts/limits.js";
 import { openSqliteStore } from "../accounts/sqlite-store.js";
 import type { AccountStore, KeyLimits } from "../accounts/store.js";
@@ -139,7 +140,15 @@ async function serveCommand(config: Config): Promise<number> {
   const limiter = new Limiter(store, config.limits);
   const running = await startServer(
     ROUTES,
-    { engine: handle, store, limiter, bodyTimeoutMs: config.bodyTimeoutMs, log: config.log },
+    {
+      engine: handle,
+      store,
+      limiter,
+      admission: new Admission(config.admission),
+      bodyTimeoutMs: config.bodyTimeoutMs,
+      log: config.log,
+      maxConnections: config.maxConnections,
+    },
     config.host,
     config.port,
   );

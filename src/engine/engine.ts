@@ -53,10 +53,57 @@ export interface Engine {
   load(): Promise<void>;
   /** Build the pairs of a request and count their tokens, without running the model. Sync and cheap. */
   plan(state: string, questions: Question[]): Plan;
-  /** Run the model on a plan. Never blocks the event loop for long. */
-  run(plan: Plan): Promise<RawScores>;
+  /**
+   * Run the model on a plan. Never blocks the event loop for long. Work is served in turns by
+   * `lane` (the caller's key), so one lane's backlog does not hold up another's; when `signal`
+   * aborts, the plan's queued work is dropped and the promise rejects with CancelledError.
+   */
+  run(plan: Plan, opts?: RunOptions): Promise<RawScores>;
   /** Stop workers and free resources. */
   close(): Promise<void>;
+}
+
+/** Who a run is for and when to stop it. */
+export interface RunOptions {
+  /** Work of one lane waits behind its own lane's work, never behind another lane's backlog. */
+  lane?: string;
+  /** Aborting drops what is still queued for this run. */
+  signal?: AbortSignal;
+}
+
+/** A run whose signal aborted: its remaining work was dropped. */
+export class CancelledError extends Error {
+  constructor() {
+    super("the run was cancelled");
+  }
+}
+
+/** Throws CancelledError when the signal has aborted already (its abort event will not fire again). */
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new CancelledError();
+}
+
+/** Resolves with `work`, or rejects with CancelledError as soon as `signal` aborts (work's own outcome is then ignored). */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.reject(new CancelledError());
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new CancelledError());
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
 }
 
 /** Thrown by plan/run while the engine cannot answer for now (e.g. restarting a crashed worker): the API answers 503. */

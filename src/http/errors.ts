@@ -22,6 +22,9 @@ const TYPE_BY_STATUS: Record<number, string> = {
   503: "service_unavailable_error",
 };
 
+/** detail[] lists at most this many problems; one more entry says how many were left out (a 65 KB body can hold ~30,000). */
+export const MAX_DETAIL = 100;
+
 /** Every error the service returns. Mapped to the wire in exactly one place (toBody). */
 export class ApiError extends Error {
   readonly status: number;
@@ -56,18 +59,20 @@ export class ApiError extends Error {
   }
 
   toBody(lang: Lang): { error: Record<string, string | number>; detail: { loc: (string | number)[]; msg: string; type: string }[] } {
-    const detail = this.problems.map((p) => ({
+    const omitted = Math.max(0, this.problems.length - MAX_DETAIL);
+    const detail = this.problems.slice(0, MAX_DETAIL).map((p) => ({
       loc: ["body", ...p.loc],
       msg: message(p.code, lang, p.params),
       type: p.type,
     }));
+    if (omitted > 0) detail.push({ loc: ["body"], msg: message("problems_omitted", lang, { omitted }), type: "too_many_problems" });
     let text = message(this.code, lang, this.params);
     if (this.problems.length > 0) {
       const first = this.problems[0];
       text = first.loc.length > 0 ? `${first.loc.join(".")}: ${detail[0].msg}` : detail[0].msg;
     }
     return {
-      error: { type: TYPE_BY_STATUS[this.status] ?? "api_error", message: text, ...this.extra },
+      error: { type: TYPE_BY_STATUS[this.status] ?? "api_error", message: text, ...this.extra, ...(omitted > 0 ? { problems_omitted: omitted } : {}) },
       detail,
     };
   }

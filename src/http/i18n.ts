@@ -252,7 +252,31 @@ export const MESSAGES = {
     en: "Input should be an object of option key to description, or a list of option keys.",
     es: "La entrada debe ser un objeto de clave de opción a descripción, o una lista de claves.",
     pt: "A entrada deve ser um objeto de chave de opção para descrição, ou uma lista de chaves.",
-    fr: "L'entrée doit être un objet clé d'option vers description, ou une liste de clés.",
+    fr: "Erreur interne ; la requête n'a pas été facturée.",
+  },
+  concurrency: {
+    en: "This key already has {in_flight} question-option pairs in flight or waiting, and this request adds {pairs}; at most {limit} are allowed at once. Retry in {retry} s.",
+    es: "Esta clave ya tiene {in_flight} pares pregunta-opción en curso o en espera, y esta solicitud añade {pairs}; se permiten como máximo {limit} a la vez. Reintente en {retry} s.",
+    pt: "Esta chave já tem {in_flight} pares pergunta-opção em curso ou em espera, e este pedido acrescenta {pairs}; são permitidos no máximo {limit} de uma vez. Tente novamente em {retry} s.",
+    fr: "Cette clé a déjà {in_flight} paires question-option en cours ou en attente, et cette requête en ajoute {pairs} ; au plus {limit} sont permises à la fois. Réessayez dans {retry} s.",
+  },
+  overloaded: {
+    en: "The server is at capacity; retry in {retry} s.",
+    es: "El servidor está al límite de su capacidad; reintente en {retry} s.",
+    pt: "O servidor está no limite da sua capacidade; tente novamente em {retry} s.",
+    fr: "Le serveur est à pleine capacité ; réessayez dans {retry} s.",
+  },
+  headers_timeout: {
+    en: "The request headers did not arrive within {seconds} seconds.",
+    es: "Las cabeceras de la solicitud no llegaron en {seconds} segundos.",
+    pt: "Os cabeçalhos do pedido não chegaram em {seconds} segundos.",
+    fr: "Les en-têtes de la requête ne sont pas arrivés en {seconds} secondes.",
+  },
+  problems_omitted: {
+    en: "{omitted} more problems were found and are not listed.",
+    es: "Se encontraron {omitted} problemas más que no se enumeran.",
+    pt: "Foram encontrados mais {omitted} problemas que não são listados.",
+    fr: "{omitted} autres problèmes ont été trouvés et ne sont pas listés.",
   },
   score_shape: {
     en: "Input should be a list of level descriptions, or an object with exactly the keys \"0\" to \"{last}\".",

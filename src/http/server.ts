@@ -1,10 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { authenticate } from "../accounts/keys.js";
 import type { KeyRecord } from "../accounts/store.js";
 import type { FlowDeps } from "../api/flow.js";
 import { checkContentType, decode, parseEncodings, parseJson, readRaw } from "./body.js";
+import { CancelledError } from "../engine/engine.js";
 import { ApiError } from "./errors.js";
 import { pickLanguage } from "./i18n.js";
 
@@ -12,7 +13,12 @@ export interface ServerOptions extends FlowDeps {
   bodyTimeoutMs: number;
   /** One line per request on stdout (never the full key). */
   log: boolean;
+  /** Open connections at most; one more is answered 503 and closed (default DEFAULT_MAX_CONNECTIONS). */
+  maxConnections?: number;
 }
+
+/** Each open connection holds at most one body of ~68 KB being read: this bounds that memory to ~70 MB. */
+export const DEFAULT_MAX_CONNECTIONS = 1024;
 
 export interface Ctx {
   req: IncomingMessage;
@@ -21,6 +27,8 @@ export interface Ctx {
   key: KeyRecord | null;
   /** Reads the body: encoding (415), content type (422), size (413), time (408), UTF-8 JSON (400). */
   body(): Promise<unknown>;
+  /** Aborts when the client goes away (reason undefined) or at shutdown (reason: the 503 to answer). */
+  signal: AbortSignal;
 }
 
 export interface Route {
@@ -85,6 +93,45 @@ function bodyReader(req: IncomingMessage, timeoutMs: number): () => Promise<unkn
   };
 }
 
+/** A request being handled: what shutdown and a broken connection need to reach it. */
+interface Flight {
+  controller: AbortController;
+  /** Set when nothing must be written for it any more (its connection is gone or broken). */
+  gone: boolean;
+}
+
+/** The path and query of a request target, from origin form (`/x?y`) or absolute form (`http://h/x?y`). */
+function target(url: string): { path: string; query: string } {
+  let rest = url;
+  if (!url.startsWith("/")) {
+    const m = /^https?:\/\/[^/?#]*(.*)$/i.exec(url);
+    rest = m ? m[1] || "/" : url;
+  }
+  const q = rest.indexOf("?");
+  return q < 0 ? { path: rest, query: "" } : { path: rest.slice(0, q), query: rest.slice(q + 1) };
+}
+
+/** The query for the log with every value masked: a key pasted as ?api_key=... must not reach a log file. */
+function maskedQuery(query: string): string {
+  if (query === "") return "";
+  return `?${query.split("&").map((part) => (part.includes("=") ? `${part.slice(0, part.indexOf("="))}=***` : part)).join("&")}`;
+}
+
+/** A whole response written straight to a socket that has no ServerResponse (unparsable request, refused connection). */
+function rawResponse(status: number, reason: string, e: ApiError): { text: string; id: string } {
+  const payload = JSON.stringify(e.toBody("en"));
+  const id = newRequestId();
+  let extra = "";
+  for (const name in e.headers) extra += `${name}: ${e.headers[name]}\r\n`;
+  return {
+    id,
+    text:
+      `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `x-request-id: ${id}\r\nx-alt-request-id: ${id}\r\nx-typesafe-request-id: ${id}\r\n${extra}` +
+      `connection: close\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`,
+  };
+}
+
 export async function startServer(
   routes: Record<string, Route[]>,
   opts: ServerOptions,
@@ -92,19 +139,42 @@ export async function startServer(
   port: number,
 ): Promise<RunningServer> {
   let closing = false;
-  let inFlight = 0;
+  const flights = new Set<Flight>();
+  /** The requests of each connection still being handled (more than one only when pipelined). */
+  const bySocket = new WeakMap<Socket, Set<Flight>>();
+  /** Connections on which a response has been written: a late timeout there must not write another. */
+  const answered = new WeakSet<Socket>();
   let idle: (() => void) | null = null;
+  const headersTimeoutMs = opts.bodyTimeoutMs * 2;
+  const maxConnections = opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+
+  const logLine = (requestId: string, method: string, url: string, status: number, ms: string, prefix: string): void => {
+    if (!opts.log) return;
+    const { path, query } = target(url);
+    process.stdout.write(`${new Date().toISOString()} ${requestId} ${method} ${path}${maskedQuery(query)} ${status} ${ms}ms key=${prefix}\n`);
+  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = opts.log ? performance.now() : 0;
     const requestId = newRequestId();
-    const ctx: Ctx = { req, requestId, key: null, body: bodyReader(req, opts.bodyTimeoutMs) };
-    inFlight++;
+    const flight: Flight = { controller: new AbortController(), gone: false };
+    const ctx: Ctx = { req, requestId, key: null, body: bodyReader(req, opts.bodyTimeoutMs), signal: flight.controller.signal };
+    const socket = req.socket;
+    let mine = bySocket.get(socket);
+    if (!mine) bySocket.set(socket, (mine = new Set()));
+    mine.add(flight);
+    flights.add(flight);
+    // The client went away before its answer was written: stop its work; it is not billed.
+    const onClose = (): void => {
+      if (res.writableFinished) return;
+      flight.gone = true;
+      flight.controller.abort();
+    };
+    res.once("close", onClose);
     try {
       if (closing) throw new ApiError(503, "shutting_down", { headers: { "retry-after": "5" } });
       if (req.httpVersion === "1.1" && req.headers.host === undefined) throw new ApiError(400, "invalid_request");
-      const url = req.url ?? "/";
-      const path = url.split("?")[0];
+      const { path } = target(req.url ?? "/");
       const candidates = routes[path];
       if (!candidates) throw new ApiError(404, "route_not_found", { params: { method: req.method ?? "", path } });
       const route = candidates.find((r) => r.method === req.method);
@@ -124,42 +194,66 @@ export async function startServer(
         opts.limiter.admit(key);
       }
       const body = await route.handler(ctx, opts);
-      send(res, 200, body, requestId, closing);
+      if (!flight.gone) send(res, 200, body, requestId, closing);
     } catch (err) {
-      const e = err instanceof ApiError ? err : new ApiError(500, "internal");
-      if (!(err instanceof ApiError)) process.stderr.write(`[${requestId}] ${err instanceof Error ? err.stack : String(err)}\n`);
-      if (!res.headersSent) send(res, e.status, e.toBody(pickLanguage(req.headers["accept-language"])), requestId, closing || e.status === 413 || e.status === 408, e.headers);
-      else res.destroy();
-    } finally {
-      inFlight--;
-      if (opts.log) {
-        const ms = (performance.now() - started).toFixed(1);
-        process.stdout.write(
-          `${new Date().toISOString()} ${requestId} ${req.method} ${req.url} ${res.statusCode} ${ms}ms key=${ctx.key?.prefix ?? "-"}\n`,
-        );
+      const e = err instanceof ApiError ? err : flight.controller.signal.reason instanceof ApiError ? flight.controller.signal.reason : new ApiError(500, "internal");
+      if (!(err instanceof ApiError) && !(err instanceof CancelledError)) {
+        process.stderr.write(`[${requestId}] ${err instanceof Error ? err.stack : String(err)}\n`);
       }
-      if (closing && inFlight === 0 && idle) idle();
+      if (flight.gone) {
+        // Nothing to write to.
+      } else if (!res.headersSent) {
+        // A body left unread (an early 401, 413, ...) would keep the connection waiting for it: close it.
+        const close = closing || !req.complete || e.status === 413 || e.status === 408;
+        send(res, e.status, e.toBody(pickLanguage(req.headers["accept-language"])), requestId, close, e.headers);
+      } else res.destroy();
+    } finally {
+      res.off("close", onClose);
+      mine.delete(flight);
+      flights.delete(flight);
+      if (!flight.gone) answered.add(socket);
+      // 499: the client closed the connection before the answer (as nginx logs it).
+      logLine(requestId, req.method ?? "", req.url ?? "", flight.gone ? 499 : res.statusCode, (performance.now() - started).toFixed(1), ctx.key?.prefix ?? "-");
+      if (closing && flights.size === 0 && idle) idle();
     }
   };
 
   // requireHostHeader is checked in handle() instead: node's own check answers 400 with no body and no request id.
-  const server = createServer({ requestTimeout: opts.bodyTimeoutMs * 3, headersTimeout: opts.bodyTimeoutMs * 2, requireHostHeader: false }, (req, res) => {
-    void handle(req, res);
+  const server = createServer(
+    { requestTimeout: opts.bodyTimeoutMs * 3, headersTimeout: headersTimeoutMs, requireHostHeader: false },
+    (req, res) => {
+      void handle(req, res);
+    },
+  );
+  // Past the connection cap a new connection gets a 503 and is closed, before any of its bytes are read.
+  let open = 0;
+  server.on("connection", (socket: Socket) => {
+    open++;
+    socket.once("close", () => open--);
+    if (open <= maxConnections) return;
+    const { text } = rawResponse(503, "Service Unavailable", new ApiError(503, "overloaded", { params: { retry: 1 }, headers: { "retry-after": "1" } }));
+    socket.end(text);
   });
-  // Requests node cannot even parse (junk request line, bad headers) still get the documented error shape.
-  server.on("clientError", (err: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) return void socket.destroy();
+  // Requests node cannot even parse (junk request line, bad headers, junk after a body) and headers
+  // that never finish still get the documented error shape, and a request line in the log.
+  server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
+    const pending = bySocket.get(socket);
+    // Junk after a request on the same connection: that request's answer could never be read, so it
+    // is cancelled (and not billed) rather than answered into a connection that is being closed.
+    for (const f of pending ?? []) {
+      f.gone = true;
+      f.controller.abort();
+    }
+    if (!socket.writable || err.code === "ECONNRESET") return void socket.destroy();
     const timeout = err.code === "ERR_HTTP_REQUEST_TIMEOUT";
+    // A timeout after a response was written (a body left unread) is not a new request to answer.
+    if (timeout && answered.has(socket)) return void socket.destroy();
     const e = timeout
-      ? new ApiError(408, "body_timeout", { params: { seconds: Math.round((opts.bodyTimeoutMs * 3) / 1000) } })
+      ? new ApiError(408, "headers_timeout", { params: { seconds: Math.round(headersTimeoutMs / 1000) } })
       : new ApiError(400, "invalid_request");
-    const payload = JSON.stringify(e.toBody("en"));
-    const id = newRequestId();
-    socket.end(
-      `HTTP/1.1 ${e.status} ${timeout ? "Request Timeout" : "Bad Request"}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-        `x-request-id: ${id}\r\nx-alt-request-id: ${id}\r\nx-typesafe-request-id: ${id}\r\n` +
-        `connection: close\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`,
-    );
+    const { text, id } = rawResponse(e.status, timeout ? "Request Timeout" : "Bad Request", e);
+    socket.end(text);
+    logLine(id, "-", "-", e.status, "0.0", "-");
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -175,13 +269,21 @@ export async function startServer(
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const drained = new Promise<void>((resolve) => {
-        if (inFlight === 0) resolve();
+        if (flights.size === 0) resolve();
         else idle = resolve;
       });
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
       await Promise.race([drained, timeout]);
       clearTimeout(timer);
+      // Past the grace period, what is still running is answered 503 (retry elsewhere or later), not cut off.
+      if (flights.size > 0) {
+        const stop = new ApiError(503, "shutting_down", { headers: { "retry-after": "5" } });
+        for (const f of flights) f.controller.abort(stop);
+        const flushed = new Promise<void>((resolve) => (timer = setTimeout(resolve, 1000)));
+        await Promise.race([drained, flushed]);
+        clearTimeout(timer);
+      }
       server.closeAllConnections();
       await closed;
     },

@@ -104,7 +104,7 @@ export function writeActive(dataDir: string, model: string | null): void {
     rmSync(path, { force: true });
     return;
   }
-  mkdirSync(root, { recursive: true });
+  mkdirSync(root, { recursive: true, mode: 0o700 });
   const tmp = `${path}.tmp`;
   writeFileSync(tmp, `${JSON.stringify({ model, set_at: new Date().toISOString() }, null, 2)}\n`);
   renameSync(tmp, path);

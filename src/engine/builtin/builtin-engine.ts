@@ -3,8 +3,8 @@ import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Question } from "../../questions/question.js";
-import type { Calibration, Engine, ModelInfo, Plan, QuestionPlan, RawScores } from "../engine.js";
-import { EmbedPool, type Encoder } from "./pool.js";
+import { throwIfAborted, untilAborted, type Calibration, type Engine, type ModelInfo, type Plan, type QuestionPlan, type RawScores, type RunOptions } from "../engine.js";
+import { EmbedPool, type Encoder, type Ticket } from "./pool.js";
 import { builtinTokenizer, type Tokenizer } from "./tokenizer.js";
 
 export const MAX_PAIR_TOKENS = 256;
@@ -303,11 +303,19 @@ export class BuiltinEngine implements Engine {
     };
   }
 
-  async run(plan: Plan): Promise<RawScores> {
+  async run(plan: Plan, opts: RunOptions = {}): Promise<RawScores> {
     await this.load();
+    throwIfAborted(opts.signal);
     const path = (plan.work as Work).path;
-    const features = await this.features(plan);
-    return features.map((f) => this.onMainScale(path, f.kind, this.mix(f, path.config)));
+    const ticket = path.pool.ticket(opts.lane);
+    const cancel = (): void => path.pool.cancel(ticket);
+    opts.signal?.addEventListener("abort", cancel, { once: true });
+    try {
+      const features = await untilAborted(this.features(plan, false, ticket), opts.signal);
+      return features.map((f) => this.onMainScale(path, f.kind, this.mix(f, path.config)));
+    } finally {
+      opts.signal?.removeEventListener("abort", cancel);
+    }
   }
 
   /**
@@ -347,11 +355,11 @@ export class BuiltinEngine implements Engine {
    * Cosine features of every pair, read by the plan's route. Only the embeddings that a non-zero
    * weight needs are computed, unless `all` is set (used when tuning the weights).
    */
-  async features(plan: Plan, all = false): Promise<QuestionFeatures[]> {
+  async features(plan: Plan, all = false, ticket?: Ticket): Promise<QuestionFeatures[]> {
     const work = plan.work as Work;
     const c = work.path.config;
     const pool = work.path.pool;
-    const embed = (ids: Int32Array): Promise<Float64Array | null> => this.embed(pool, ids);
+    const embed = (ids: Int32Array): Promise<Float64Array | null> => this.embed(pool, ids, ticket);
     const neutral = work.path.neutral;
     const lambda = (kind: "choice" | "score" | "noul" | "questionOnly"): number => (neutral.length === 0 ? 0 : (c.neutral?.[kind] ?? 0));
     const need = (kind: "choice" | "score" | "noul"): Mix => {
@@ -416,12 +424,12 @@ export class BuiltinEngine implements Engine {
    * 230 tokens shares its first chunk) and the chunk embeddings are averaged by length. The student
    * reads whole pairs (one chunk).
    */
-  private async embed(pool: EmbedPool, ids: Int32Array): Promise<Float64Array | null> {
+  private async embed(pool: EmbedPool, ids: Int32Array, ticket?: Ticket): Promise<Float64Array | null> {
     if (ids.length === 0) return null;
     const size = pool.maxTokens;
     const chunks: Int32Array[] = [];
     for (let at = 0; at < ids.length; at += size) chunks.push(ids.slice(at, at + size));
-    const vectors = await Promise.all(chunks.map((chunk) => pool.embed(chunk)));
+    const vectors = await Promise.all(chunks.map((chunk) => pool.embed(chunk, ticket)));
     const out = new Float64Array(vectors[0].length);
     vectors.forEach((v, k) => {
       const weight = chunks[k].length;

@@ -1,4 +1,6 @@
 import { Worker } from "node:worker_threads";
+import { CancelledError } from "../engine.js";
+import { Lanes } from "../lanes.js";
 
 /** One batch for a worker: `lengths[r]` ids of row r, concatenated in `ids`. */
 export interface EmbedRequest {
@@ -41,9 +43,20 @@ export interface PoolOptions {
   encoder?: Encoder;
 }
 
+/** One run's claim on queued sequences: a run that is cancelled drops the sequences only it waits for. */
+export interface Ticket {
+  lane: string;
+  cancelled: boolean;
+}
+
+const ANYONE: Ticket = { lane: "", cancelled: false };
+
 interface Job {
   key: string;
   ids: Int32Array;
+  /** The runs waiting for this sequence (it is shared when several ask for it while it is queued). */
+  tickets: Ticket[];
+  promise: Promise<Float32Array>;
   resolve: (v: Float32Array) => void;
   reject: (e: Error) => void;
 }
@@ -66,9 +79,9 @@ function sequenceKey(ids: Int32Array): string {
  */
 export class EmbedPool {
   private readonly slots: Slot[] = [];
-  private readonly queue: Job[] = [];
+  private readonly queue = new Lanes<Job>();
   private readonly cache = new Map<string, Float32Array>();
-  private readonly inflight = new Map<string, Promise<Float32Array>>();
+  private readonly inflight = new Map<string, Job>();
   private readonly maxBatchTokens: number;
   private readonly cacheSize: number;
   private readonly windowMs: number;
@@ -176,11 +189,23 @@ export class EmbedPool {
   }
 
   private failAll(err: Error): void {
-    for (const job of this.queue.splice(0)) this.settle(job, err);
+    for (const job of this.queue.clear()) this.settle(job, err);
+  }
+
+  /** A claim for one run's sequences, queued in `lane`. */
+  ticket(lane = ""): Ticket {
+    return { lane, cancelled: false };
+  }
+
+  /** Drops the queued sequences that only cancelled runs wait for; their promises reject with CancelledError. */
+  cancel(ticket: Ticket): void {
+    ticket.cancelled = true;
+    const dropped = this.queue.remove((job) => job.tickets.every((t) => t.cancelled));
+    for (const job of dropped) this.settle(job, new CancelledError());
   }
 
   /** Embedding of one sequence of 1..maxTokens ids (teacher: unit length, as the model gives it). */
-  embed(ids: Int32Array): Promise<Float32Array> {
+  embed(ids: Int32Array, ticket: Ticket = ANYONE): Promise<Float32Array> {
     if (ids.length === 0 || ids.length > this.maxTokens) {
       return Promise.reject(new Error(`sequence of ${ids.length} tokens cannot be embedded`));
     }
@@ -192,19 +217,29 @@ export class EmbedPool {
       return Promise.resolve(hit);
     }
     const pending = this.inflight.get(key);
-    if (pending) return pending;
+    if (pending) {
+      if (!pending.tickets.includes(ticket)) pending.tickets.push(ticket);
+      return pending.promise;
+    }
     if (this.closed) return Promise.reject(new Error("builtin engine is closed"));
     if (this.broken) return Promise.reject(this.broken);
-    const promise = new Promise<Float32Array>((resolve, reject) => {
-      this.queue.push({ key, ids, resolve, reject });
+    let resolve!: (v: Float32Array) => void;
+    let reject!: (e: Error) => void;
+    const promise = new Promise<Float32Array>((res, rej) => {
+      resolve = res;
+      reject = rej;
     });
-    this.inflight.set(key, promise);
+    // A cancelled run may stop listening before its sequences are dropped.
+    promise.catch(() => undefined);
+    const job: Job = { key, ids, tickets: [ticket], promise, resolve, reject };
+    this.queue.push(ticket.lane, job);
+    this.inflight.set(key, job);
     this.schedule();
     return promise;
   }
 
   private schedule(): void {
-    if (this.scheduled || this.queue.length === 0) return;
+    if (this.scheduled || this.queue.size === 0) return;
     this.scheduled = true;
     const run = (): void => {
       this.scheduled = false;
@@ -218,18 +253,25 @@ export class EmbedPool {
   private dispatch(): void {
     for (;;) {
       const idle = this.slots.filter((s) => s.busy === null);
-      if (idle.length === 0 || this.queue.length === 0) return;
-      // Oldest job first, batched only with jobs of exactly its length: the model's numbers for a
-      // row depend on the batch's longest row (padding changes float rounding), so equal lengths
-      // give every sequence the numbers it gets alone, whatever else is queued.
-      const length = this.queue[0].ids.length;
-      const same = this.queue.filter((j) => j.ids.length === length).length;
+      const turn = this.queue.peek();
+      if (idle.length === 0 || turn === null) return;
+      // Lanes take turns. In the lane whose turn it is, its oldest job goes first, batched only with
+      // jobs of exactly its length: the model's numbers for a row depend on the batch's longest row
+      // (padding changes float rounding), so equal lengths give every sequence the numbers it gets
+      // alone, whatever else is queued.
+      const q = turn.queue;
+      const length = q[0].ids.length;
+      let same = 0;
+      for (const j of q) if (j.ids.length === length) same++;
       const rows = Math.max(1, Math.min(Math.floor(this.maxBatchTokens / length), Math.ceil(same / idle.length)));
       const batch: Job[] = [];
-      for (let i = 0; i < this.queue.length && batch.length < rows; ) {
-        if (this.queue[i].ids.length === length) batch.push(...this.queue.splice(i, 1));
-        else i++;
+      let kept = 0;
+      for (const j of q) {
+        if (batch.length < rows && j.ids.length === length) batch.push(j);
+        else q[kept++] = j;
       }
+      q.length = kept;
+      this.queue.served(turn.lane, batch.length);
       this.send(idle[0], batch);
     }
   }

@@ -3,7 +3,20 @@ import { availableParallelism } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { Worker } from "node:worker_threads";
 import type { Question } from "../../questions/question.js";
-import { EngineUnavailableError, type Calibration, type Engine, type ModelInfo, type Plan, type QuestionPlan, type RawScores } from "../engine.js";
+import {
+  CancelledError,
+  EngineUnavailableError,
+  throwIfAborted,
+  untilAborted,
+  type Calibration,
+  type Engine,
+  type ModelInfo,
+  type Plan,
+  type QuestionPlan,
+  type RawScores,
+  type RunOptions,
+} from "../engine.js";
+import { Lanes } from "../lanes.js";
 import {
   checkFolder,
   findModelFile,
@@ -38,6 +51,7 @@ interface Work {
 }
 
 interface Job {
+  lane: string;
   pairs: PairIds[];
   logits: Float32Array[];
   remaining: number;
@@ -87,9 +101,8 @@ export class OnnxEngine implements Engine {
   private scheduled = false;
   private nextBatch = 1;
   private readonly inFlight = new Map<number, Row[]>();
-  /** Batches not yet sent, one list per group of requests (see group()). */
-  private windows: Batch[][] = [];
-  private turn = 0;
+  /** Batches not yet sent, queued by lane (see group()). */
+  private readonly batches = new Lanes<Batch>();
   /** Counters for benches and tests: batches sent to the worker, pairs in them, tokens including padding. */
   readonly stats = { batches: 0, pairs: 0, paddedTokens: 0 };
 
@@ -245,10 +258,11 @@ export class OnnxEngine implements Engine {
     return { questions: plans, inputTokens, work };
   }
 
-  async run(plan: Plan): Promise<RawScores> {
+  async run(plan: Plan, opts: RunOptions = {}): Promise<RawScores> {
     const { labels } = this.ready();
+    throwIfAborted(opts.signal);
     const work = plan.work as Work;
-    const logits = await this.submit(work.pairs.flat());
+    const logits = await this.submit(work.pairs.flat(), opts);
     let at = 0;
     return plan.questions.map((qp, i) => {
       const rows = logits.slice(at, at + work.pairs[i].length);
@@ -258,17 +272,20 @@ export class OnnxEngine implements Engine {
     });
   }
 
-  private submit(pairs: PairIds[]): Promise<Float32Array[]> {
+  private submit(pairs: PairIds[], opts: RunOptions): Promise<Float32Array[]> {
     if (pairs.length === 0) return Promise.resolve([]);
-    return new Promise((resolveJob, rejectJob) => {
-      this.queue.push({
+    let job!: Job;
+    const done = new Promise<Float32Array[]>((resolveJob, rejectJob) => {
+      job = {
+        lane: opts.lane ?? "",
         pairs,
         logits: new Array<Float32Array>(pairs.length),
         remaining: pairs.length,
         failed: false,
         resolve: resolveJob,
         reject: rejectJob,
-      });
+      };
+      this.queue.push(job);
       // Requests planned in the same turn of the event loop are grouped together; later ones join
       // whatever is queued when the worker next has room (see pump()), so batching costs no fixed delay.
       if (!this.scheduled) {
@@ -279,10 +296,19 @@ export class OnnxEngine implements Engine {
         });
       }
     });
+    const { signal } = opts;
+    if (!signal) return done;
+    // A cancelled job's rows are skipped; batches left with none are dropped unsent.
+    const cancel = (): void => {
+      this.fail(job, new CancelledError());
+      this.batches.remove((b) => b.rows.every((r) => r.job.failed));
+    };
+    signal.addEventListener("abort", cancel, { once: true });
+    return untilAborted(done, signal).finally(() => signal.removeEventListener("abort", cancel));
   }
 
   /**
-   * Groups the queued requests' pairs into batches (one "window"). Pairs are grouped by their length rounded up to
+   * Groups the queued requests' pairs into batches, per lane. Pairs are grouped by their length rounded up to
    * LENGTH_STEP (sorting by length keeps padding small) and each pair is padded to its own group's
    * length, never to a longer neighbour's: so a pair is computed on the same input whether it runs
    * alone or with other requests, and the same request gets the same numbers.
@@ -290,29 +316,33 @@ export class OnnxEngine implements Engine {
   private group(): void {
     const jobs = this.queue;
     this.queue = [];
-    const groups = new Map<number, Row[]>();
+    const lanes = new Map<string, Map<number, Row[]>>();
     for (const job of jobs) {
-      job.pairs.forEach((p, index) => {
+      if (job.failed) continue;
+      let groups = lanes.get(job.lane);
+      if (!groups) lanes.set(job.lane, (groups = new Map()));
+      for (let index = 0; index < job.pairs.length; index++) {
+        const p = job.pairs[index];
         const length = Math.min(MAX_PAIR_TOKENS, Math.max(LENGTH_STEP, Math.ceil(p.length / LENGTH_STEP) * LENGTH_STEP));
         let g = groups.get(length);
         if (!g) groups.set(length, (g = []));
         g.push({ job, index });
-      });
+      }
     }
-    const batches: Batch[] = [];
-    for (const length of [...groups.keys()].sort((a, b) => a - b)) {
-      const rows = groups.get(length)!;
-      const perBatch = Math.max(1, Math.floor(BATCH_TOKENS / length));
-      for (let from = 0; from < rows.length; from += perBatch) batches.push({ length, rows: rows.slice(from, from + perBatch) });
+    for (const [lane, groups] of lanes) {
+      for (const length of [...groups.keys()].sort((a, b) => a - b)) {
+        const rows = groups.get(length)!;
+        const perBatch = Math.max(1, Math.floor(BATCH_TOKENS / length));
+        for (let from = 0; from < rows.length; from += perBatch) this.batches.push(lane, { length, rows: rows.slice(from, from + perBatch) });
+      }
     }
-    this.windows.push(batches);
   }
 
   /**
    * Builds and sends batches while fewer than PIPELINE are in the worker. Requests queued while the
    * worker was busy are grouped now, so concurrent requests share batches under load. Building lazily
    * keeps the main thread's work per tick to one batch (a 64 x 255 request would otherwise block it
-   * for ~100 ms), and taking windows in turn lets a small request overtake a big one that came first.
+   * for ~100 ms), and serving lanes in turn lets one key's small request overtake another key's big one.
    */
   private pump(): void {
     const loaded = this.loaded;
@@ -321,10 +351,9 @@ export class OnnxEngine implements Engine {
       return;
     }
     if (this.queue.length > 0 && this.inFlight.size < PIPELINE) this.group();
-    while (this.inFlight.size < PIPELINE && this.windows.length > 0) {
-      const w = this.turn++ % this.windows.length;
-      const batch = this.windows[w].shift()!;
-      if (this.windows[w].length === 0) this.windows.splice(w, 1);
+    for (let turn = this.batches.peek(); turn !== null && this.inFlight.size < PIPELINE; turn = this.batches.peek()) {
+      const batch = turn.queue.shift()!;
+      this.batches.served(turn.lane, 1);
       const rows = batch.rows.filter((r) => !r.job.failed);
       if (rows.length === 0) continue;
       const { length } = batch;
@@ -376,7 +405,7 @@ export class OnnxEngine implements Engine {
     this.inFlight.clear();
     for (const j of this.queue) this.fail(j, err);
     this.queue = [];
-    this.windows = [];
+    this.batches.clear();
   }
 }
 
