@@ -1,14 +1,12 @@
 import type { IncomingMessage } from "node:http";
 import { gunzipSync } from "node:zlib";
-import { Decompress } from "fzstd";
 import { ApiError } from "./errors.js";
+import { decompressZstd, ZstdMalformed, ZstdTooLarge } from "./zstd.js";
 
 /** The body limit after decompression (spec: 64 KiB). */
 export const MAX_BODY_BYTES = 64 * 1024;
 /** Compressed bodies are never larger than their content plus framing; anything past this is refused unread. */
 const MAX_RAW_BYTES = MAX_BODY_BYTES + 4096;
-/** zstd decoders must support 8 MiB windows; a larger declared window is refused before any allocation. */
-const MAX_ZSTD_WINDOW = 8 * 1024 * 1024;
 
 type Coding = "gzip" | "zstd";
 
@@ -99,52 +97,15 @@ function gunzipCapped(raw: Buffer): Buffer {
   }
 }
 
-/** Window size a zstd frame header declares (RFC 8878 3.1.1.1), or null when raw is not a zstd frame start. */
-function zstdWindow(raw: Buffer): { window: number; contentSize: number | null } | null {
-  if (raw.length < 6 || raw.readUInt32LE(0) !== 0xfd2fb528) return null;
-  const fhd = raw[4];
-  const single = (fhd >> 5) & 1;
-  const fcsFlag = fhd >> 6;
-  const dictBytes = [0, 1, 2, 4][fhd & 3];
-  const fcsBytes = fcsFlag === 0 ? single : 1 << fcsFlag;
-  let pos = 5 + (single ? 0 : 1) + dictBytes;
-  let contentSize: number | null = null;
-  if (fcsBytes > 0) {
-    if (raw.length < pos + fcsBytes) return null;
-    if (fcsBytes === 1) contentSize = raw[pos];
-    else if (fcsBytes === 2) contentSize = raw.readUInt16LE(pos) + 256;
-    else if (fcsBytes === 4) contentSize = raw.readUInt32LE(pos);
-    else contentSize = Number(raw.readBigUInt64LE(pos));
-  }
-  let window = contentSize ?? 0;
-  if (!single) {
-    const wd = raw[5];
-    const base = 2 ** (10 + (wd >> 3));
-    window = base + (base / 8) * (wd & 7);
-  }
-  return { window, contentSize };
-}
-
+/** Decodes into one buffer of the body limit; windows over 8 MiB and dictionaries are refused (see zstd.ts). */
 function unzstdCapped(raw: Buffer): Buffer {
-  const out: Uint8Array[] = [];
-  let size = 0;
-  const fail = () => new ApiError(400, "decompress_failed", { params: { encoding: "zstd" } });
-  const header = zstdWindow(raw);
-  if (!header) throw fail();
-  if (header.contentSize !== null && header.contentSize > MAX_BODY_BYTES) throw tooLarge();
-  if (header.window > MAX_ZSTD_WINDOW) throw fail();
-  const stream = new Decompress((chunk) => {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw tooLarge();
-    out.push(chunk);
-  });
   try {
-    stream.push(raw, true);
+    return decompressZstd(raw, MAX_BODY_BYTES);
   } catch (err) {
-    if (err instanceof ApiError) throw err;
-    throw fail();
+    if (err instanceof ZstdTooLarge) throw tooLarge();
+    if (err instanceof ZstdMalformed) throw new ApiError(400, "decompress_failed", { params: { encoding: "zstd" } });
+    throw err;
   }
-  return Buffer.concat(out, size);
 }
 
 /** Undoes the Content-Encoding codings, each stage capped at the body limit. */

@@ -1,0 +1,840 @@
+/**
+ * A zstd decoder (RFC 8878) for request bodies, bounded by construction.
+ *
+ * Everything decodes into one output buffer of `limit` bytes, allocated once per call. That buffer is
+ * also the window: a back-reference may only reach bytes its own frame has already written, so there
+ * is no separate window, no per-block copy, and nothing is allocated from a size the input declares.
+ * The entropy tables are small fixed arrays shared by every call (decoding is synchronous, so no two
+ * calls ever use them at once). Each step costs at most a constant times the input or output bytes it
+ * consumes or produces, and every length and offset is checked before it is used.
+ */
+
+/** The output would exceed the caller's limit. */
+export class ZstdTooLarge extends Error {
+  constructor(readonly limit: number) {
+    super(`zstd: output exceeds ${limit} bytes`);
+    this.name = "ZstdTooLarge";
+  }
+}
+
+/** The input is not a zstd stream this decoder accepts (corrupt, truncated, or uses an unsupported feature). */
+export class ZstdMalformed extends Error {
+  constructor(reason: string) {
+    super(`zstd: ${reason}`);
+    this.name = "ZstdMalformed";
+  }
+}
+
+function bad(reason: string): never {
+  throw new ZstdMalformed(reason);
+}
+
+/** RFC 8878 asks every decoder to support 8 MiB windows; larger ones are refused before decoding. */
+export const MAX_WINDOW = 8 * 1024 * 1024;
+const MAX_BLOCK = 128 * 1024;
+const FRAME_MAGIC = 0xfd2fb528;
+const SKIPPABLE_MAGIC = 0x184d2a50;
+/** An offset is (1 << code) + extra - 3 and can never exceed an 8 MiB window, so larger codes are corrupt. */
+const MAX_OFFSET_CODE = 23;
+/** Huffman codes are at most 11 bits long (RFC 8878 4.2.1). */
+const MAX_HUFFMAN_BITS = 11;
+/** Below this many bytes a plain loop beats the call into subarray/set/copyWithin. */
+const SHORT_COPY = 32;
+
+function u32(s: Uint8Array, i: number): number {
+  return (s[i] | (s[i + 1] << 8) | (s[i + 2] << 16) | (s[i + 3] << 24)) >>> 0;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// xxHash64, the frame checksum. JavaScript has no cheap 64-bit integers (BigInt allocates), so each
+// value is a pair of unsigned 32-bit halves and results come back through hi/lo below.
+
+let hi = 0;
+let lo = 0;
+
+function mul64(ah: number, al: number, bh: number, bl: number): void {
+  const a0 = al & 0xffff;
+  const a1 = al >>> 16;
+  const b0 = bl & 0xffff;
+  const b1 = bl >>> 16;
+  const p00 = a0 * b0;
+  const p01 = a0 * b1;
+  const p10 = a1 * b0;
+  const mid = (p00 >>> 16) + (p01 & 0xffff) + (p10 & 0xffff);
+  const carry = a1 * b1 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16);
+  lo = ((mid << 16) | (p00 & 0xffff)) >>> 0;
+  hi = (carry + Math.imul(ah, bl) + Math.imul(al, bh)) >>> 0;
+}
+
+function add64(ah: number, al: number, bh: number, bl: number): void {
+  const sum = al + bl;
+  lo = sum >>> 0;
+  hi = (ah + bh + (sum > 0xffffffff ? 1 : 0)) >>> 0;
+}
+
+/** Rotation left by r, 0 < r < 32 (the only amounts xxHash64 uses). */
+function rotl64(h: number, l: number, r: number): void {
+  hi = ((h << r) | (l >>> (32 - r))) >>> 0;
+  lo = ((l << r) | (h >>> (32 - r))) >>> 0;
+}
+
+const P1H = 0x9e3779b1, P1L = 0x85ebca87;
+const P2H = 0xc2b2ae3d, P2L = 0x27d4eb4f;
+const P3H = 0x165667b1, P3L = 0x9e3779f9;
+const P4H = 0x85ebca77, P4L = 0xc2b2ae63;
+const P5H = 0x27d4eb2f, P5L = 0x165667c5;
+
+/** acc = rotl(acc + input * P2, 31) * P1 */
+function xxRound(ah: number, al: number, ih: number, il: number): void {
+  mul64(ih, il, P2H, P2L);
+  add64(ah, al, hi, lo);
+  rotl64(hi, lo, 31);
+  mul64(hi, lo, P1H, P1L);
+}
+
+/** h = (h ^ round(0, v)) * P1 + P4 */
+function xxMerge(hh: number, hl: number, vh: number, vl: number): void {
+  xxRound(0, 0, vh, vl);
+  mul64(hh ^ hi, hl ^ lo, P1H, P1L);
+  add64(hi, lo, P4H, P4L);
+}
+
+/** xxHash64 with seed 0 of s[start, end); the result is left in hi/lo. */
+function xxh64Into(s: Uint8Array, start: number, end: number): void {
+  let i = start;
+  let hh: number, hl: number;
+  if (end - start >= 32) {
+    add64(P1H, P1L, P2H, P2L);
+    let v1h = hi, v1l = lo;
+    let v2h = P2H, v2l = P2L;
+    let v3h = 0, v3l = 0;
+    add64(~P1H >>> 0, ~P1L >>> 0, 0, 1); // -P1
+    let v4h = hi, v4l = lo;
+    for (; i + 32 <= end; i += 32) {
+      xxRound(v1h, v1l, u32(s, i + 4), u32(s, i));
+      v1h = hi; v1l = lo;
+      xxRound(v2h, v2l, u32(s, i + 12), u32(s, i + 8));
+      v2h = hi; v2l = lo;
+      xxRound(v3h, v3l, u32(s, i + 20), u32(s, i + 16));
+      v3h = hi; v3l = lo;
+      xxRound(v4h, v4l, u32(s, i + 28), u32(s, i + 24));
+      v4h = hi; v4l = lo;
+    }
+    rotl64(v1h, v1l, 1);
+    hh = hi; hl = lo;
+    rotl64(v2h, v2l, 7);
+    add64(hh, hl, hi, lo);
+    hh = hi; hl = lo;
+    rotl64(v3h, v3l, 12);
+    add64(hh, hl, hi, lo);
+    hh = hi; hl = lo;
+    rotl64(v4h, v4l, 18);
+    add64(hh, hl, hi, lo);
+    xxMerge(hi, lo, v1h, v1l);
+    xxMerge(hi, lo, v2h, v2l);
+    xxMerge(hi, lo, v3h, v3l);
+    xxMerge(hi, lo, v4h, v4l);
+    hh = hi; hl = lo;
+  } else {
+    hh = P5H; hl = P5L;
+  }
+  const len = end - start;
+  add64(hh, hl, Math.floor(len / 0x100000000), len >>> 0);
+  hh = hi; hl = lo;
+  for (; i + 8 <= end; i += 8) {
+    xxRound(0, 0, u32(s, i + 4), u32(s, i));
+    rotl64(hh ^ hi, hl ^ lo, 27);
+    mul64(hi, lo, P1H, P1L);
+    add64(hi, lo, P4H, P4L);
+    hh = hi; hl = lo;
+  }
+  if (i + 4 <= end) {
+    mul64(0, u32(s, i), P1H, P1L);
+    rotl64(hh ^ hi, hl ^ lo, 23);
+    mul64(hi, lo, P2H, P2L);
+    add64(hi, lo, P3H, P3L);
+    hh = hi; hl = lo;
+    i += 4;
+  }
+  for (; i < end; i++) {
+    mul64(0, s[i], P5H, P5L);
+    rotl64(hh ^ hi, hl ^ lo, 11);
+    mul64(hi, lo, P1H, P1L);
+    hh = hi; hl = lo;
+  }
+  // Avalanche: h ^= h >> 33; h *= P2; h ^= h >> 29; h *= P3; h ^= h >> 32.
+  mul64(hh, (hl ^ (hh >>> 1)) >>> 0, P2H, P2L);
+  hh = hi; hl = lo;
+  mul64((hh ^ (hh >>> 29)) >>> 0, (hl ^ ((hl >>> 29) | (hh << 3))) >>> 0, P3H, P3L);
+  lo = (lo ^ hi) >>> 0;
+}
+
+export function xxh64(s: Uint8Array): bigint {
+  xxh64Into(s, 0, s.length);
+  return (BigInt(hi) << 32n) | BigInt(lo);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Bit streams. FSE table descriptions are read forwards from their first byte; Huffman streams and
+// the sequences bitstream are read backwards from their last byte, whose highest set bit marks the
+// end of the padding. Reading past the start yields zero bits, as the RFC prescribes for the last
+// state updates; callers then check that exactly every bit was used.
+
+class BackwardBits {
+  private src: Uint8Array = new Uint8Array(0);
+  private start = 0;
+  /** Bits not yet read; negative once the reader went past the start. */
+  left = 0;
+
+  init(src: Uint8Array, start: number, end: number): void {
+    if (end <= start) bad("empty bitstream");
+    const last = src[end - 1];
+    if (last === 0) bad("bitstream without end mark");
+    this.src = src;
+    this.start = start;
+    this.left = (end - 1 - start) * 8 + (31 - Math.clz32(last));
+  }
+
+  /** The next n (<= 24) bits, most significant first. */
+  read(n: number): number {
+    if (n === 0) return 0;
+    const pos = this.left - n;
+    this.left = pos;
+    if (pos >= 0) return bitsAt(this.src, this.start, pos, n);
+    if (pos + n <= 0) return 0;
+    return bitsAt(this.src, this.start, 0, pos + n) << -pos;
+  }
+}
+
+/** n (<= 24) bits of the little-endian bit string starting at byte `start`, from bit `pos` up. */
+function bitsAt(s: Uint8Array, start: number, pos: number, n: number): number {
+  const i = start + (pos >>> 3);
+  const word = i + 3 < s.length ? u32(s, i) : (s[i] | ((s[i + 1] ?? 0) << 8) | ((s[i + 2] ?? 0) << 16)) >>> 0;
+  return (word >>> (pos & 7)) & ((1 << n) - 1);
+}
+
+/** 25 or more bits of src[p, end) from bit `bit` on, zeros past end. */
+function forwardBits(s: Uint8Array, p: number, end: number, bit: number): number {
+  const i = p + (bit >>> 3);
+  if (i + 3 < end) return u32(s, i) >>> (bit & 7);
+  let word = 0;
+  for (let k = 3; k >= 0; k--) word = (word << 8) | (i + k < end ? s[i + k] : 0);
+  return (word >>> 0) >>> (bit & 7);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// FSE tables (RFC 8878 4.1). A decoding table entry packs baseline << 12 | bits << 8 | symbol.
+
+const norm = new Int16Array(256);
+const spread = new Uint8Array(512);
+const nextState = new Uint16Array(256);
+
+interface Distribution {
+  /** First byte after the description. */
+  end: number;
+  log: number;
+  symbols: number;
+}
+
+/** Reads a table description into `norm`. */
+function readDistribution(s: Uint8Array, p: number, end: number, maxSymbol: number, maxLog: number): Distribution {
+  if (p >= end) bad("missing FSE table description");
+  const log = (s[p] & 15) + 5;
+  if (log > maxLog) bad("FSE accuracy log too large");
+  let bit = 4;
+  let remaining = (1 << log) + 1;
+  let threshold = 1 << log;
+  let width = log + 1;
+  let symbol = 0;
+  let previousZero = false;
+  while (remaining > 1 && symbol <= maxSymbol) {
+    if (previousZero) {
+      let upTo = symbol;
+      for (;;) {
+        const repeat = forwardBits(s, p, end, bit) & 3;
+        bit += 2;
+        upTo += repeat;
+        if (upTo > maxSymbol) bad("FSE zero run past the last symbol");
+        if (repeat !== 3) break;
+      }
+      while (symbol < upTo) norm[symbol++] = 0;
+    }
+    const v = forwardBits(s, p, end, bit);
+    // Values below `small` fit in width-1 bits; the rest need width bits and are folded back.
+    const small = 2 * threshold - 1 - remaining;
+    let count: number;
+    if ((v & (threshold - 1)) < small) {
+      count = v & (threshold - 1);
+      bit += width - 1;
+    } else {
+      count = v & (2 * threshold - 1);
+      if (count >= threshold) count -= small;
+      bit += width;
+    }
+    count--;
+    remaining -= count < 0 ? -count : count;
+    norm[symbol++] = count;
+    previousZero = count === 0;
+    while (remaining < threshold) {
+      width--;
+      threshold >>= 1;
+    }
+    if (p + ((bit + 7) >>> 3) > end) bad("truncated FSE table description");
+  }
+  if (remaining !== 1) bad("FSE probabilities do not add up");
+  return { end: p + ((bit + 7) >>> 3), log, symbols: symbol };
+}
+
+/** Builds the decoding table for the distribution in `norm`. */
+function buildTable(table: Int32Array, log: number, symbols: number): void {
+  const size = 1 << log;
+  let high = size - 1;
+  for (let s = 0; s < symbols; s++) {
+    if (norm[s] === -1) {
+      spread[high--] = s;
+      nextState[s] = 1;
+    } else {
+      nextState[s] = norm[s];
+    }
+  }
+  const step = (size >>> 1) + (size >>> 3) + 3;
+  const mask = size - 1;
+  let pos = 0;
+  for (let s = 0; s < symbols; s++) {
+    for (let k = norm[s]; k > 0; k--) {
+      spread[pos] = s;
+      do pos = (pos + step) & mask;
+      while (pos > high);
+    }
+  }
+  if (pos !== 0) bad("FSE table does not fill");
+  for (let u = 0; u < size; u++) {
+    const s = spread[u];
+    const state = nextState[s]++;
+    const bits = log - (31 - Math.clz32(state));
+    table[u] = (((state << bits) - size) << 12) | (bits << 8) | s;
+  }
+}
+
+function predefined(counts: number[], log: number): Int32Array {
+  norm.set(counts);
+  const table = new Int32Array(1 << log);
+  buildTable(table, log, counts.length);
+  return table;
+}
+
+/** One of the three sequence tables: the current table survives into later blocks for Repeat_Mode. */
+class SequenceTable {
+  table: Int32Array;
+  log: number;
+  ready = false;
+  private readonly own: Int32Array;
+  private readonly rle = new Int32Array(1);
+
+  constructor(
+    private readonly name: string,
+    private readonly maxSymbol: number,
+    private readonly maxLog: number,
+    private readonly predefined: Int32Array,
+    private readonly predefinedLog: number,
+  ) {
+    this.own = new Int32Array(1 << maxLog);
+    this.table = predefined;
+    this.log = predefinedLog;
+  }
+
+  /** Sets the table for one block from its compression mode; returns the position after its description. */
+  select(mode: number, s: Uint8Array, p: number, end: number): number {
+    if (mode === 0) {
+      this.table = this.predefined;
+      this.log = this.predefinedLog;
+    } else if (mode === 1) {
+      if (p >= end) bad(`missing ${this.name} RLE symbol`);
+      if (s[p] > this.maxSymbol) bad(`${this.name} RLE symbol out of range`);
+      this.rle[0] = s[p++];
+      this.table = this.rle;
+      this.log = 0;
+    } else if (mode === 2) {
+      const d = readDistribution(s, p, end, this.maxSymbol, this.maxLog);
+      buildTable(this.own, d.log, d.symbols);
+      this.table = this.own;
+      this.log = d.log;
+      p = d.end;
+    } else if (!this.ready) {
+      bad(`${this.name} table repeated before one was set`);
+    }
+    this.ready = true;
+    return p;
+  }
+}
+
+// RFC 8878 3.1.1.3.2.2: default distributions, and the baselines and extra bits of each code.
+const LL_DEFAULT = [4, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 1, 1, 1, 1, 1, -1, -1, -1, -1];
+const ML_DEFAULT = [
+  1, 4, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+  1, 1, -1, -1, -1, -1, -1, -1, -1,
+];
+const OF_DEFAULT = [1, 1, 1, 1, 1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1];
+const LL_BITS = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
+const ML_BITS = [
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 7, 8, 9,
+  10, 11, 12, 13, 14, 15, 16,
+];
+const LL_BASE = baselines(LL_BITS, 0, 16);
+const ML_BASE = baselines(ML_BITS, 3, 32);
+
+/** Codes below `direct` stand for themselves (plus `first`); after that each code starts where the previous one's extra bits end. */
+function baselines(bits: number[], first: number, direct: number): Int32Array {
+  const base = new Int32Array(bits.length);
+  for (let c = 0; c < bits.length; c++) base[c] = c <= direct ? first + c : base[c - 1] + (1 << bits[c - 1]);
+  return base;
+}
+
+const llTable = new SequenceTable("literal length", 35, 9, predefined(LL_DEFAULT, 6), 6);
+const ofTable = new SequenceTable("offset", 31, 8, predefined(OF_DEFAULT, 5), 5);
+const mlTable = new SequenceTable("match length", 52, 9, predefined(ML_DEFAULT, 6), 6);
+
+// ---------------------------------------------------------------------------------------------------
+// Huffman literals (RFC 8878 4.2). An entry of the decoding table packs symbol << 4 | code length.
+
+const huffTable = new Uint16Array(1 << MAX_HUFFMAN_BITS);
+/** Room for 256 weights plus the one decodeWeights may read past the limit before it is refused. */
+const weights = new Uint8Array(258);
+const weightTable = new Int32Array(64);
+const rankStart = new Int32Array(MAX_HUFFMAN_BITS + 2);
+const bits = new BackwardBits();
+let huffBits = 0;
+/** Literals of the current block when they are not read straight from the input. */
+const literals = new Uint8Array(MAX_BLOCK);
+
+/** Reads a Huffman tree description at s[p, end) into huffTable; returns the position after it. */
+function readHuffmanTree(s: Uint8Array, p: number, end: number): number {
+  if (p >= end) bad("missing Huffman tree");
+  const head = s[p++];
+  let count: number;
+  if (head >= 128) {
+    count = head - 127;
+    const bytes = (count + 1) >>> 1;
+    if (p + bytes > end) bad("truncated Huffman weights");
+    for (let k = 0; k < count; k++) weights[k] = k & 1 ? s[p + (k >>> 1)] & 15 : s[p + (k >>> 1)] >>> 4;
+    p += bytes;
+  } else {
+    const wend = p + head;
+    if (wend > end) bad("truncated Huffman weights");
+    const d = readDistribution(s, p, wend, MAX_HUFFMAN_BITS, 6);
+    buildTable(weightTable, d.log, d.symbols);
+    count = decodeWeights(s, d.end, wend, d.log);
+    if (count > 255) bad("too many Huffman weights");
+    p = wend;
+  }
+  let sum = 0;
+  for (let k = 0; k < count; k++) {
+    const w = weights[k];
+    if (w > MAX_HUFFMAN_BITS) bad("Huffman weight too large");
+    if (w > 0) sum += 1 << (w - 1);
+  }
+  if (sum === 0) bad("Huffman tree without symbols");
+  const maxBits = 32 - Math.clz32(sum);
+  if (maxBits > MAX_HUFFMAN_BITS) bad("Huffman codes too long");
+  const rest = (1 << maxBits) - sum;
+  if ((rest & (rest - 1)) !== 0) bad("Huffman weights do not complete a tree");
+  weights[count++] = 32 - Math.clz32(rest);
+  // Codes are handed out from the lowest weight up, in symbol order within a weight: every symbol
+  // of weight w fills 2^(w-1) consecutive entries.
+  rankStart.fill(0);
+  for (let k = 0; k < count; k++) if (weights[k] > 0) rankStart[weights[k] + 1] += 1 << (weights[k] - 1);
+  for (let w = 2; w <= maxBits + 1; w++) rankStart[w] += rankStart[w - 1];
+  for (let k = 0; k < count; k++) {
+    const w = weights[k];
+    if (w === 0) continue;
+    const from = rankStart[w];
+    const n = 1 << (w - 1);
+    huffTable.fill((k << 4) | (maxBits + 1 - w), from, from + n);
+    rankStart[w] = from + n;
+  }
+  huffBits = maxBits;
+  return p;
+}
+
+/** Two interleaved FSE states share one table; decoding stops when the stream runs out (RFC 8878 4.2.1.2). */
+function decodeWeights(s: Uint8Array, start: number, end: number, log: number): number {
+  bits.init(s, start, end);
+  let a = bits.read(log);
+  let b = bits.read(log);
+  let n = 0;
+  for (;;) {
+    if (n > 253) bad("too many Huffman weights");
+    let e = weightTable[a];
+    weights[n++] = e & 255;
+    a = (e >>> 12) + bits.read((e >>> 8) & 15);
+    if (bits.left < 0) {
+      weights[n++] = weightTable[b] & 255;
+      return n;
+    }
+    e = weightTable[b];
+    weights[n++] = e & 255;
+    b = (e >>> 12) + bits.read((e >>> 8) & 15);
+    if (bits.left < 0) {
+      weights[n++] = weightTable[a] & 255;
+      return n;
+    }
+  }
+}
+
+/** Decodes exactly `count` symbols from the Huffman stream s[start, end) into literals[at...]. */
+function decodeHuffmanStream(s: Uint8Array, start: number, end: number, at: number, count: number): void {
+  if (end <= start) bad("empty Huffman stream");
+  const last = s[end - 1];
+  if (last === 0) bad("Huffman stream without end mark");
+  let left = (end - 1 - start) * 8 + (31 - Math.clz32(last));
+  const width = huffBits;
+  const mask = (1 << width) - 1;
+  const out = literals;
+  const stop = at + count;
+  // The fast path reads 3 bytes at once, enough for any 11-bit code at any bit position.
+  const safe = s.length - 3;
+  for (let o = at; o < stop; o++) {
+    const pos = left - width;
+    let v: number;
+    if (pos >= 0) {
+      const i = start + (pos >>> 3);
+      v = i <= safe ? ((s[i] | (s[i + 1] << 8) | (s[i + 2] << 16)) >>> (pos & 7)) & mask : bitsAt(s, start, pos, width);
+    } else {
+      v = left > 0 ? bitsAt(s, start, 0, left) << -pos : 0;
+    }
+    const e = huffTable[v];
+    out[o] = e >>> 4;
+    left -= e & 15;
+  }
+  if (left !== 0) bad("Huffman stream size mismatch");
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Frames and blocks.
+
+class Decoder {
+  private p = 0;
+  private op = 0;
+  private frameStart = 0;
+  private window = 0;
+  private blockMax = 0;
+  /** The end the current block may write to: its maximum size or the limit, whichever comes first. */
+  private cap = 0;
+  private rep0 = 1;
+  private rep1 = 4;
+  private rep2 = 8;
+  private hasHuffman = false;
+
+  constructor(
+    private readonly src: Uint8Array,
+    readonly out: Buffer,
+    private readonly limit: number,
+  ) {}
+
+  run(): number {
+    const s = this.src;
+    if (s.length === 0) bad("empty input");
+    while (this.p < s.length) {
+      if (this.p + 4 > s.length) bad("truncated frame");
+      const magic = u32(s, this.p);
+      if (magic === FRAME_MAGIC) this.frame();
+      else if ((magic & 0xfffffff0) >>> 0 === SKIPPABLE_MAGIC) {
+        if (this.p + 8 > s.length) bad("truncated skippable frame");
+        const size = u32(s, this.p + 4);
+        if (size > s.length - this.p - 8) bad("truncated skippable frame");
+        this.p += 8 + size;
+      } else bad("not a zstd frame");
+    }
+    return this.op;
+  }
+
+  private frame(): void {
+    const s = this.src;
+    let p = this.p + 4;
+    if (p >= s.length) bad("truncated frame header");
+    const fhd = s[p++];
+    if (fhd & 8) bad("reserved frame header bit set");
+    const single = (fhd & 0x20) !== 0;
+    const fcsFlag = fhd >>> 6;
+    const dictBytes = [0, 1, 2, 4][fhd & 3];
+    const fcsBytes = fcsFlag === 0 ? (single ? 1 : 0) : 1 << fcsFlag;
+    if (p + (single ? 0 : 1) + dictBytes + fcsBytes > s.length) bad("truncated frame header");
+    let window = 0;
+    if (!single) {
+      const wd = s[p++];
+      const base = 2 ** (10 + (wd >>> 3));
+      window = base + (base / 8) * (wd & 7);
+      if (window > MAX_WINDOW) bad(`window of ${window} bytes exceeds ${MAX_WINDOW}`);
+    }
+    let dict = 0;
+    for (let k = dictBytes - 1; k >= 0; k--) dict = dict * 256 + s[p + k];
+    if (dict !== 0) bad("dictionaries are not supported");
+    p += dictBytes;
+    let size = -1;
+    if (fcsBytes === 1) size = s[p];
+    else if (fcsBytes === 2) size = (s[p] | (s[p + 1] << 8)) + 256;
+    else if (fcsBytes === 4) size = u32(s, p);
+    else if (fcsBytes === 8) size = u32(s, p + 4) * 0x100000000 + u32(s, p);
+    p += fcsBytes;
+    if (size > this.limit - this.op) throw new ZstdTooLarge(this.limit);
+    if (single) {
+      window = size;
+      if (window > MAX_WINDOW) bad(`window of ${window} bytes exceeds ${MAX_WINDOW}`);
+    }
+    this.window = window;
+    this.blockMax = Math.min(window, MAX_BLOCK);
+    this.frameStart = this.op;
+    this.rep0 = 1;
+    this.rep1 = 4;
+    this.rep2 = 8;
+    this.hasHuffman = false;
+    llTable.ready = ofTable.ready = mlTable.ready = false;
+
+    for (let last = 0; !last; ) {
+      if (p + 3 > s.length) bad("truncated block header");
+      const header = s[p] | (s[p + 1] << 8) | (s[p + 2] << 16);
+      p += 3;
+      last = header & 1;
+      const type = (header >>> 1) & 3;
+      const n = header >>> 3;
+      if (n > this.blockMax) bad(`block of ${n} bytes exceeds ${this.blockMax}`);
+      if (type === 3) bad("reserved block type");
+      if (type !== 1 && n > s.length - p) bad("truncated block");
+      if (type === 2) {
+        this.cap = Math.min(this.limit, this.op + this.blockMax);
+        this.compressedBlock(p, p + n);
+        p += n;
+        continue;
+      }
+      this.room(n);
+      if (type === 0) {
+        this.copyIn(s, p, n);
+        p += n;
+      } else {
+        if (p >= s.length) bad("truncated RLE block");
+        this.out.fill(s[p++], this.op, this.op + n);
+        this.op += n;
+      }
+    }
+    if (fhd & 4) {
+      if (p + 4 > s.length) bad("truncated content checksum");
+      xxh64Into(this.out, this.frameStart, this.op);
+      if (lo !== u32(s, p)) bad("content checksum mismatch");
+      p += 4;
+    }
+    if (size >= 0 && this.op - this.frameStart !== size) bad("frame content size mismatch");
+    this.p = p;
+  }
+
+  private room(n: number): void {
+    if (n > this.limit - this.op) throw new ZstdTooLarge(this.limit);
+  }
+
+  /** Like room(), within the current compressed block. */
+  private blockRoom(n: number): void {
+    if (n > this.cap - this.op) {
+      this.room(n);
+      bad("block output exceeds the block maximum");
+    }
+  }
+
+  private copyIn(from: Uint8Array, at: number, n: number): void {
+    const out = this.out;
+    const op = this.op;
+    if (n > SHORT_COPY) out.set(from.subarray(at, at + n), op);
+    else for (let k = 0; k < n; k++) out[op + k] = from[at + k];
+    this.op = op + n;
+  }
+
+  private compressedBlock(start: number, end: number): void {
+    const s = this.src;
+    if (start >= end) bad("empty compressed block");
+    let p = start;
+    const b0 = s[p];
+    const type = b0 & 3;
+    const format = (b0 >>> 2) & 3;
+    let size: number;
+    let litSrc: Uint8Array = literals;
+    let litAt = 0;
+    if (type < 2) {
+      const headerBytes = format === 1 ? 2 : format === 3 ? 3 : 1;
+      if (p + headerBytes > end) bad("truncated literals header");
+      size = headerBytes === 1 ? b0 >>> 3 : headerBytes === 2 ? (b0 >>> 4) | (s[p + 1] << 4) : (b0 >>> 4) | (s[p + 1] << 4) | (s[p + 2] << 12);
+      p += headerBytes;
+      this.literalRoom(size);
+      if (type === 0) {
+        if (size > end - p) bad("truncated raw literals");
+        litSrc = s;
+        litAt = p;
+        p += size;
+      } else {
+        if (p >= end) bad("truncated RLE literals");
+        literals.fill(s[p++], 0, size);
+      }
+    } else {
+      const headerBytes = format < 2 ? 3 : format === 2 ? 4 : 5;
+      if (p + headerBytes > end) bad("truncated literals header");
+      const v = u32(s, p);
+      let packed: number;
+      if (format < 2) {
+        size = (v >>> 4) & 0x3ff;
+        packed = (v >>> 14) & 0x3ff;
+      } else if (format === 2) {
+        size = (v >>> 4) & 0x3fff;
+        packed = v >>> 18;
+      } else {
+        size = (v >>> 4) & 0x3ffff;
+        packed = (v >>> 22) | (s[p + 4] << 10);
+      }
+      p += headerBytes;
+      if (packed > end - p) bad("truncated Huffman literals");
+      this.literalRoom(size);
+      let q = p;
+      if (type === 2) {
+        q = readHuffmanTree(s, p, p + packed);
+        this.hasHuffman = true;
+      } else if (!this.hasHuffman) bad("treeless literals without an earlier Huffman tree");
+      this.huffmanLiterals(q, p + packed, size, format === 0);
+      p += packed;
+    }
+    this.sequences(p, end, litSrc, litAt, size);
+  }
+
+  private literalRoom(n: number): void {
+    if (n > this.blockMax) bad("literals exceed the block maximum");
+    this.room(n);
+  }
+
+  private huffmanLiterals(p: number, end: number, size: number, oneStream: boolean): void {
+    const s = this.src;
+    if (oneStream) {
+      decodeHuffmanStream(s, p, end, 0, size);
+      return;
+    }
+    if (p + 6 > end) bad("truncated Huffman jump table");
+    const n1 = s[p] | (s[p + 1] << 8);
+    const n2 = s[p + 2] | (s[p + 3] << 8);
+    const n3 = s[p + 4] | (s[p + 5] << 8);
+    const a = p + 6;
+    const b = a + n1;
+    const c = b + n2;
+    const d = c + n3;
+    if (d > end) bad("Huffman jump table past the literals");
+    const segment = (size + 3) >>> 2;
+    if (3 * segment > size) bad("too few literals for four streams");
+    decodeHuffmanStream(s, a, b, 0, segment);
+    decodeHuffmanStream(s, b, c, segment, segment);
+    decodeHuffmanStream(s, c, d, 2 * segment, segment);
+    decodeHuffmanStream(s, d, end, 3 * segment, size - 3 * segment);
+  }
+
+  private sequences(start: number, end: number, litSrc: Uint8Array, litAt: number, litSize: number): void {
+    const s = this.src;
+    let p = start;
+    if (p >= end) bad("missing sequences section");
+    const b0 = s[p++];
+    let count = b0;
+    if (b0 >= 128) {
+      if (b0 < 255) {
+        if (p >= end) bad("truncated sequences header");
+        count = ((b0 - 128) << 8) + s[p++];
+      } else {
+        if (p + 2 > end) bad("truncated sequences header");
+        count = s[p] + (s[p + 1] << 8) + 0x7f00;
+        p += 2;
+      }
+    }
+    if (count === 0) {
+      if (p !== end) bad("bytes after an empty sequences section");
+      this.blockRoom(litSize);
+      this.copyIn(litSrc, litAt, litSize);
+      return;
+    }
+    if (p >= end) bad("truncated sequences header");
+    const modes = s[p++];
+    if (modes & 3) bad("reserved sequence mode bits set");
+    p = llTable.select(modes >>> 6, s, p, end);
+    p = ofTable.select((modes >>> 4) & 3, s, p, end);
+    p = mlTable.select((modes >>> 2) & 3, s, p, end);
+
+    bits.init(s, p, end);
+    const lt = llTable.table;
+    const ot = ofTable.table;
+    const mt = mlTable.table;
+    let llState = bits.read(llTable.log);
+    let ofState = bits.read(ofTable.log);
+    let mlState = bits.read(mlTable.log);
+    const litEnd = litAt + litSize;
+    let lit = litAt;
+    for (let k = 0; k < count; k++) {
+      const le = lt[llState];
+      const me = mt[mlState];
+      const oe = ot[ofState];
+      const ofCode = oe & 255;
+      if (ofCode > MAX_OFFSET_CODE) bad("offset code too large");
+      let offset = (1 << ofCode) + bits.read(ofCode);
+      const ml = ML_BASE[me & 255] + bits.read(ML_BITS[me & 255]);
+      const ll = LL_BASE[le & 255] + bits.read(LL_BITS[le & 255]);
+      if (k + 1 < count) {
+        llState = (le >>> 12) + bits.read((le >>> 8) & 15);
+        mlState = (me >>> 12) + bits.read((me >>> 8) & 15);
+        ofState = (oe >>> 12) + bits.read((oe >>> 8) & 15);
+      }
+      if (offset > 3) {
+        offset -= 3;
+        this.rep2 = this.rep1;
+        this.rep1 = this.rep0;
+        this.rep0 = offset;
+      } else {
+        offset = this.repeatOffset(ll === 0 ? offset : offset - 1);
+      }
+      if (ll > litEnd - lit) bad("sequence uses more literals than the block has");
+      this.blockRoom(ll + ml);
+      this.copyIn(litSrc, lit, ll);
+      lit += ll;
+      this.match(offset, ml);
+    }
+    if (bits.left !== 0) bad("sequences bitstream size mismatch");
+    this.blockRoom(litEnd - lit);
+    this.copyIn(litSrc, lit, litEnd - lit);
+  }
+
+  /** Repeat codes 0..3 (already shifted by one when the literal length is 0); updates the history. */
+  private repeatOffset(code: number): number {
+    if (code === 0) return this.rep0;
+    let offset: number;
+    if (code === 1) {
+      offset = this.rep1;
+    } else {
+      offset = code === 2 ? this.rep2 : this.rep0 - 1;
+      if (offset === 0) bad("zero offset");
+      this.rep2 = this.rep1;
+    }
+    this.rep1 = this.rep0;
+    this.rep0 = offset;
+    return offset;
+  }
+
+  private match(offset: number, n: number): void {
+    const out = this.out;
+    const op = this.op;
+    if (offset > op - this.frameStart || offset > this.window) bad("offset points before the frame's output");
+    const from = op - offset;
+    // An offset shorter than the length repeats the last `offset` bytes: copy byte by byte.
+    if (n > SHORT_COPY && offset >= n) out.copyWithin(op, from, from + n);
+    else for (let k = 0; k < n; k++) out[op + k] = out[from + k];
+    this.op = op + n;
+  }
+}
+
+/**
+ * Decodes a zstd stream (any number of frames, skippable frames skipped) of at most `limit` bytes.
+ * Throws ZstdTooLarge as soon as the output would pass `limit`, ZstdMalformed for anything invalid
+ * or unsupported (dictionaries, windows over 8 MiB).
+ */
+export function decompressZstd(input: Uint8Array, limit: number): Buffer {
+  if (!Number.isInteger(limit) || limit < 0) throw new RangeError("limit must be a non-negative integer");
+  const decoder = new Decoder(input, Buffer.allocUnsafe(limit), limit);
+  const size = decoder.run();
+  return decoder.out.subarray(0, size);
+}
