@@ -18,6 +18,8 @@ export interface Config {
   /** Inference worker threads (0 = the engine's own default). */
   workers: number;
   bodyTimeoutMs: number;
+  /** On SIGTERM/SIGINT, requests still running after this long are answered 503. */
+  shutdownGraceMs: number;
   dbSync: Sync;
   log: boolean;
   bootstrapKey: string | null;
@@ -32,6 +34,7 @@ export const DEFAULTS = {
   monthlyTokens: 0,
   workers: 0,
   bodyTimeoutMs: 10_000,
+  shutdownGraceMs: 10_000,
   // One largest valid request (64 questions x 255 options = 16,320 pairs) per key at a time, and
   // about two of them in all: what 2 cores drain in well under a minute with the built-in model,
   // and a few hundred MB of memory at most (bench/README.md, overload).
@@ -48,6 +51,7 @@ type FileConfig = Partial<{
   monthly_tokens: number;
   workers: number;
   body_timeout_ms: number;
+  shutdown_grace_ms: number;
   max_pairs_per_key: number;
   max_pairs: number;
   max_connections: number;
@@ -94,6 +98,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxConnections: int("SVC_MAX_CONNECTIONS", env.SVC_MAX_CONNECTIONS ?? fc.max_connections, DEFAULTS.maxConnections) || DEFAULTS.maxConnections,
     workers: int("SVC_WORKERS", env.SVC_WORKERS ?? fc.workers, DEFAULTS.workers),
     bodyTimeoutMs: int("SVC_BODY_TIMEOUT_MS", env.SVC_BODY_TIMEOUT_MS ?? fc.body_timeout_ms, DEFAULTS.bodyTimeoutMs) || DEFAULTS.bodyTimeoutMs,
+    shutdownGraceMs: int("SVC_SHUTDOWN_GRACE_MS", env.SVC_SHUTDOWN_GRACE_MS ?? fc.shutdown_grace_ms, DEFAULTS.shutdownGraceMs),
     dbSync: sync,
     log: env.SVC_LOG !== undefined ? env.SVC_LOG !== "0" && env.SVC_LOG !== "off" : fc.log ?? true,
     bootstrapKey: env.SVC_BOOTSTRAP_KEY || null,

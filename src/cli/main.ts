@@ -173,7 +173,7 @@ async function serveCommand(config: Config): Promise<number> {
       stopping = true;
       process.stdout.write(`${signal}: finishing in-flight requests\n`);
       void running
-        .shutdown(10_000)
+        .shutdown(config.shutdownGraceMs)
         .then(() => handle.engine.close())
         .finally(() => store.close())
         .finally(() => {

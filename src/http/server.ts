@@ -8,6 +8,10 @@ import { checkContentType, decode, parseEncodings, parseJson, readRaw } from "./
 import { CancelledError } from "../engine/engine.js";
 import { ApiError } from "./errors.js";
 import { pickLanguage } from "./i18n.js";
+import { ownTurn } from "./turns.js";
+
+/** Bodies up to this size parse in microseconds and skip the wait for their own turn (see turns.ts). */
+const SMALL_BODY_BYTES = 8192;
 
 export interface ServerOptions extends FlowDeps {
   bodyTimeoutMs: number;
@@ -89,6 +93,7 @@ function bodyReader(req: IncomingMessage, timeoutMs: number): () => Promise<unkn
     const codings = parseEncodings(req.headers["content-encoding"]);
     checkContentType(req.headers["content-type"]);
     const raw = await readRaw(req, timeoutMs);
+    if (raw.length > SMALL_BODY_BYTES || codings.length > 0) await ownTurn();
     return parseJson(decode(raw, codings));
   };
 }
@@ -220,7 +225,13 @@ export async function startServer(
 
   // requireHostHeader is checked in handle() instead: node's own check answers 400 with no body and no request id.
   const server = createServer(
-    { requestTimeout: opts.bodyTimeoutMs * 3, headersTimeout: headersTimeoutMs, requireHostHeader: false },
+    {
+      requestTimeout: opts.bodyTimeoutMs * 3,
+      headersTimeout: headersTimeoutMs,
+      // Node checks those timeouts every 30 s by default, which would let a stalled request sit far past them.
+      connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.round(opts.bodyTimeoutMs / 4))),
+      requireHostHeader: false,
+    },
     (req, res) => {
       void handle(req, res);
     },

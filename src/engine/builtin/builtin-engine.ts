@@ -3,11 +3,13 @@ import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Question } from "../../questions/question.js";
-import { throwIfAborted, untilAborted, type Calibration, type Engine, type ModelInfo, type Plan, type QuestionPlan, type RawScores, type RunOptions } from "../engine.js";
+import { CancelledError, throwIfAborted, untilAborted, type Calibration, type Engine, type ModelInfo, type Plan, type QuestionPlan, type RawScores, type RunOptions } from "../engine.js";
 import { EmbedPool, type Encoder, type Ticket } from "./pool.js";
 import { builtinTokenizer, type Tokenizer } from "./tokenizer.js";
 
 export const MAX_PAIR_TOKENS = 256;
+/** Pairs whose features are started in one turn of the event loop (see features()). */
+const PAIRS_PER_TURN = 256;
 
 /** Weights of the three similarity features (see models/builtin/model.json). */
 export interface Mix {
@@ -359,7 +361,15 @@ export class BuiltinEngine implements Engine {
     const work = plan.work as Work;
     const c = work.path.config;
     const pool = work.path.pool;
-    const embed = (ids: Int32Array): Promise<Float64Array | null> => this.embed(pool, ids, ticket);
+    // A sequence asked for by many pairs of the request (the state, state + question) is embedded
+    // and weighted once per request: 12,000 pairs would otherwise each allocate their own copy.
+    const memo = new Map<string, Promise<Float64Array | null>>();
+    const embed = (ids: Int32Array): Promise<Float64Array | null> => {
+      const key = String.fromCharCode(...ids);
+      let v = memo.get(key);
+      if (!v) memo.set(key, (v = this.embed(pool, ids, ticket)));
+      return v;
+    };
     const neutral = work.path.neutral;
     const lambda = (kind: "choice" | "score" | "noul" | "questionOnly"): number => (neutral.length === 0 ? 0 : (c.neutral?.[kind] ?? 0));
     const need = (kind: "choice" | "score" | "noul"): Mix => {
@@ -391,8 +401,7 @@ export class BuiltinEngine implements Engine {
         neutral: { option: mean("option"), joint: mean("joint"), stateQuestion: mean("stateQuestion") },
       };
     };
-    return Promise.all(
-      plan.questions.map(async (qp, i): Promise<QuestionFeatures> => {
+    const question = async (qp: QuestionPlan, i: number): Promise<QuestionFeatures> => {
         const pairs = work.pairs[i];
         const kind = qp.question.kind;
         if (kind !== "noul") {
@@ -414,8 +423,23 @@ export class BuiltinEngine implements Engine {
             : 0,
         ]);
         return { kind, yes, no, question, questionNeutral };
-      }),
-    );
+    };
+    // Questions are started a slice of pairs per turn of the event loop: starting 12,000 pairs at
+    // once held the loop for most of a second; the workers stay fed either way.
+    const started: Promise<QuestionFeatures>[] = [];
+    let slice = 0;
+    for (let i = 0; i < plan.questions.length; i++) {
+      if (slice >= PAIRS_PER_TURN) {
+        slice = 0;
+        await new Promise((resolve) => setImmediate(resolve));
+        if (ticket?.cancelled) throw new CancelledError();
+      }
+      const p = question(plan.questions[i], i);
+      p.catch(() => undefined);
+      started.push(p);
+      slice += work.pairs[i].length;
+    }
+    return Promise.all(started);
   }
 
   /**
