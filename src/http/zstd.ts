@@ -285,7 +285,67 @@ function readDistribution(s: Uint8Array, p: number, end: number, maxSymbol: numb
   return { end: p + ((bit + 7) >>> 3), log, symbols: symbol };
 }
 
-/** Builds the decoding table for the distribution in `norm`. */
+/**
+ * Per accuracy log: the spread step, its inverse modulo the table size, for every next-state value ns
+ * (1 .. 2*size-1) the packed baseline and bit count of a cell that gets it, and a wavelet matrix of
+ * the spread walk (cell (j * step) mod size at step j) that counts, for a range of steps, how many
+ * land below a given cell in O(log) array reads.
+ */
+interface LogInfo {
+  step: number;
+  inverse: number;
+  meta: Int32Array;
+  /** Per level (top bit first), zeros among the first i walk values at that level, for i in 0..size. */
+  zerosBefore: Uint16Array;
+  zeros: Uint16Array;
+}
+
+const LOGS: LogInfo[] = [];
+for (let log = 0; log <= 9; log++) {
+  const size = 1 << log;
+  const step = (size >>> 1) + (size >>> 3) + 3;
+  let inverse = 0;
+  while (log >= 5 && (Math.imul(step, inverse) & (size - 1)) !== 1) inverse++;
+  const meta = new Int32Array(2 * size);
+  for (let ns = 1; ns < 2 * size; ns++) {
+    const bits = log - (31 - Math.clz32(ns));
+    meta[ns] = (((ns << bits) - size) << 12) | (bits << 8);
+  }
+  const zerosBefore = new Uint16Array(log * (size + 1));
+  const zeros = new Uint16Array(log);
+  let values = Array.from({ length: size }, (_, j) => Math.imul(j, step) & (size - 1));
+  for (let level = 0; level < log; level++) {
+    const bit = log - 1 - level;
+    const row = level * (size + 1);
+    for (let i = 0; i < size; i++) zerosBefore[row + i + 1] = zerosBefore[row + i] + (((values[i] >>> bit) & 1) ^ 1);
+    zeros[level] = zerosBefore[row + size];
+    values = [...values.filter((v) => !((v >>> bit) & 1)), ...values.filter((v) => (v >>> bit) & 1)];
+  }
+  LOGS.push({ step, inverse, meta, zerosBefore, zeros });
+}
+
+/** How many walk steps j in [from, to) land on a cell below u. */
+function stepsBelow(info: LogInfo, log: number, from: number, to: number, u: number): number {
+  const { zerosBefore, zeros } = info;
+  const width = (1 << log) + 1;
+  let count = 0;
+  for (let level = 0; level < log; level++) {
+    const row = level * width;
+    const zf = zerosBefore[row + from];
+    const zt = zerosBefore[row + to];
+    if ((u >>> (log - 1 - level)) & 1) {
+      count += zt - zf;
+      from = zeros[level] + from - zf;
+      to = zeros[level] + to - zt;
+    } else {
+      from = zf;
+      to = zt;
+    }
+  }
+  return count;
+}
+
+/** Builds the whole decoding table for the distribution in `norm`. */
 function buildTable(table: Int32Array, log: number, symbols: number): void {
   const size = 1 << log;
   let high = size - 1;
@@ -297,7 +357,7 @@ function buildTable(table: Int32Array, log: number, symbols: number): void {
       nextState[s] = norm[s];
     }
   }
-  const step = (size >>> 1) + (size >>> 3) + 3;
+  const { step, meta } = LOGS[log];
   const mask = size - 1;
   let pos = 0;
   for (let s = 0; s < symbols; s++) {
@@ -307,13 +367,116 @@ function buildTable(table: Int32Array, log: number, symbols: number): void {
       while (pos > high);
     }
   }
-  if (pos !== 0) bad("FSE table does not fill");
+  // Cells of one symbol take its next-state values in increasing cell order.
   for (let u = 0; u < size; u++) {
     const s = spread[u];
-    const state = nextState[s]++;
-    const bits = log - (31 - Math.clz32(state));
-    table[u] = (((state << bits) - size) << 12) | (bits << 8) | s;
+    table[u] = meta[nextState[s]++] | s;
   }
+}
+
+/**
+ * Cells of one table computed one at a time, for blocks with few sequences: building all 512 cells
+ * of three tables for a block that decodes one sequence is the costliest thing a small input can ask
+ * for. The spread walk visits cell (j * step) mod size at step j and skips the cells at the top that
+ * hold the "less than 1" symbols, so a cell's symbol follows from j (the inverse step gives it) and
+ * the number of skipped steps before it, and its rank among its symbol's cells is the number of that
+ * symbol's walk steps that land below it, which the wavelet matrix counts without walking. Cost:
+ * O(symbols) to prepare, O(log size) per cell, each cell computed at most once per table.
+ */
+class LazyTable {
+  readonly cells = new Int32Array(512);
+  private readonly stamps = new Uint32Array(512);
+  private generation = 0;
+  private log = 0;
+  private high = 0;
+  private positives = 0;
+  private skipped = 0;
+  private readonly symbol = new Uint8Array(64);
+  private readonly count = new Uint16Array(64);
+  /** First accepted walk index (k) and walk step (j) of each symbol with a positive count, plus an end marker. */
+  private readonly firstK = new Uint16Array(65);
+  private readonly firstJ = new Uint16Array(65);
+  private readonly skippedJ = new Uint16Array(64);
+  private readonly lowSymbol = new Uint8Array(64);
+
+  /** Takes the distribution in `norm`. */
+  prepare(log: number, symbols: number): void {
+    const size = 1 << log;
+    const { inverse } = LOGS[log];
+    this.log = log;
+    if (++this.generation > 0xffffffff) {
+      this.stamps.fill(0);
+      this.generation = 1;
+    }
+    let low = 0;
+    let positives = 0;
+    let k = 0;
+    for (let s = 0; s < symbols; s++) {
+      const c = norm[s];
+      if (c === -1) {
+        this.lowSymbol[low] = s;
+        this.skippedJ[low] = Math.imul(size - 1 - low, inverse) & (size - 1);
+        low++;
+      } else if (c > 0) {
+        this.symbol[positives] = s;
+        this.count[positives] = c;
+        this.firstK[positives++] = k;
+        k += c;
+      }
+    }
+    this.high = size - 1 - low;
+    this.positives = positives;
+    this.skipped = low;
+    // Insertion sort: there are at most a few dozen, usually none.
+    const sj = this.skippedJ;
+    for (let i = 1; i < low; i++) {
+      const v = sj[i];
+      let at = i;
+      for (; at > 0 && sj[at - 1] > v; at--) sj[at] = sj[at - 1];
+      sj[at] = v;
+    }
+    // The k-th accepted cell is reached at walk step k plus the skipped steps before it.
+    let passed = 0;
+    for (let t = 0; t < positives; t++) {
+      let j = this.firstK[t] + passed;
+      while (passed < low && this.skippedJ[passed] <= j) j = this.firstK[t] + ++passed;
+      this.firstJ[t] = j;
+    }
+    this.firstK[positives] = k;
+    this.firstJ[positives] = size;
+  }
+
+  cell(u: number): number {
+    if (this.stamps[u] === this.generation) return this.cells[u];
+    const log = this.log;
+    const size = 1 << log;
+    const info = LOGS[log];
+    let entry: number;
+    if (u > this.high) {
+      entry = info.meta[1] | this.lowSymbol[size - 1 - u];
+    } else {
+      const j = Math.imul(u, info.inverse) & (size - 1);
+      const k = j - countBelow(this.skippedJ, this.skipped, j);
+      const t = countBelow(this.firstK, this.positives, k + 1) - 1;
+      const rank = stepsBelow(info, log, this.firstJ[t], this.firstJ[t + 1], u);
+      entry = info.meta[this.count[t] + rank] | this.symbol[t];
+    }
+    this.cells[u] = entry;
+    this.stamps[u] = this.generation;
+    return entry;
+  }
+}
+
+/** How many of the first n values of the ascending array a are below v. */
+function countBelow(a: Uint16Array, n: number, v: number): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 function predefined(counts: number[], log: number): Int32Array {
@@ -323,11 +486,20 @@ function predefined(counts: number[], log: number): Int32Array {
   return table;
 }
 
+/**
+ * A block builds a whole table only when it decodes enough sequences to pay for it (every sequence
+ * writes at least 3 bytes, so that cost is bounded by the output); with fewer, cells are computed as
+ * the states reach them. A cell computed alone costs about as much as this many built in a table.
+ */
+const LAZY_CELL_COST = 4;
+
 /** One of the three sequence tables: the current table survives into later blocks for Repeat_Mode. */
 class SequenceTable {
   table: Int32Array;
   log: number;
   ready = false;
+  lazy = false;
+  readonly cells = new LazyTable();
   private readonly own: Int32Array;
   private readonly rle = new Int32Array(1);
 
@@ -343,8 +515,13 @@ class SequenceTable {
     this.log = predefinedLog;
   }
 
-  /** Sets the table for one block from its compression mode; returns the position after its description. */
-  select(mode: number, s: Uint8Array, p: number, end: number): number {
+  /** Sets the table for a block of `sequences` from its compression mode; returns the position after its description. */
+  select(mode: number, s: Uint8Array, p: number, end: number, sequences: number): number {
+    if (mode === 3) {
+      if (!this.ready) bad(`${this.name} table repeated before one was set`);
+      return p;
+    }
+    this.lazy = false;
     if (mode === 0) {
       this.table = this.predefined;
       this.log = this.predefinedLog;
@@ -354,17 +531,24 @@ class SequenceTable {
       this.rle[0] = s[p++];
       this.table = this.rle;
       this.log = 0;
-    } else if (mode === 2) {
+    } else {
       const d = readDistribution(s, p, end, this.maxSymbol, this.maxLog);
-      buildTable(this.own, d.log, d.symbols);
-      this.table = this.own;
       this.log = d.log;
       p = d.end;
-    } else if (!this.ready) {
-      bad(`${this.name} table repeated before one was set`);
+      if ((sequences + 1) * LAZY_CELL_COST < 1 << d.log) {
+        this.cells.prepare(d.log, d.symbols);
+        this.lazy = true;
+      } else {
+        buildTable(this.own, d.log, d.symbols);
+        this.table = this.own;
+      }
     }
     this.ready = true;
     return p;
+  }
+
+  entry(state: number): number {
+    return this.lazy ? this.cells.cell(state) : this.table[state];
   }
 }
 
@@ -753,23 +937,20 @@ class Decoder {
     if (p >= end) bad("truncated sequences header");
     const modes = s[p++];
     if (modes & 3) bad("reserved sequence mode bits set");
-    p = llTable.select(modes >>> 6, s, p, end);
-    p = ofTable.select((modes >>> 4) & 3, s, p, end);
-    p = mlTable.select((modes >>> 2) & 3, s, p, end);
+    p = llTable.select(modes >>> 6, s, p, end, count);
+    p = ofTable.select((modes >>> 4) & 3, s, p, end, count);
+    p = mlTable.select((modes >>> 2) & 3, s, p, end, count);
 
     bits.init(s, p, end);
-    const lt = llTable.table;
-    const ot = ofTable.table;
-    const mt = mlTable.table;
     let llState = bits.read(llTable.log);
     let ofState = bits.read(ofTable.log);
     let mlState = bits.read(mlTable.log);
     const litEnd = litAt + litSize;
     let lit = litAt;
     for (let k = 0; k < count; k++) {
-      const le = lt[llState];
-      const me = mt[mlState];
-      const oe = ot[ofState];
+      const le = llTable.entry(llState);
+      const me = mlTable.entry(mlState);
+      const oe = ofTable.entry(ofState);
       const ofCode = oe & 255;
       if (ofCode > MAX_OFFSET_CODE) bad("offset code too large");
       let offset = (1 << ofCode) + bits.read(ofCode);
@@ -837,4 +1018,14 @@ export function decompressZstd(input: Uint8Array, limit: number): Buffer {
   const decoder = new Decoder(input, Buffer.allocUnsafe(limit), limit);
   const size = decoder.run();
   return decoder.out.subarray(0, size);
+}
+
+/** For tests: the decoding table of a distribution (-1 for "less than 1") built whole, and cell by cell. */
+export function fseTablesForTest(counts: number[], log: number): { whole: number[]; lazy: number[] } {
+  const whole = new Int32Array(1 << log);
+  norm.set(counts);
+  buildTable(whole, log, counts.length);
+  const lazy = new LazyTable();
+  lazy.prepare(log, counts.length);
+  return { whole: [...whole], lazy: Array.from(whole, (_, u) => lazy.cell(u)) };
 }
