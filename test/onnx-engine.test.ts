@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { answerNumbers } from "../src/engine/answer.js";
-import { EngineUnavailableError } from "../src/engine/engine.js";
+import { CancelledError, EngineUnavailableError } from "../src/engine/engine.js";
 import { createOnnxEngine, type OnnxEngine } from "../src/engine/onnx/onnx-engine.js";
 import type { Option, Question } from "../src/questions/question.js";
 import { ROOT, tempDir } from "./helpers/service.js";
@@ -202,6 +202,47 @@ describe("ONNX engine on the tiny-nli fixture", () => {
     console.log(`# event loop: ${what}`);
     assert.ok(blocked < runMs * 0.6, what);
     assert.ok(maxGap < 100, what);
+  });
+
+  test("lanes take turns: another lane's small request overtakes a big one; within one lane order is kept", async () => {
+    const big = engine.plan("The customer was charged twice", Array.from({ length: 32 }, (_, i) =>
+      choice(`q${i}`, `Which option fits question ${i}?`, Array.from({ length: 64 }, (_, j) => `option ${j} of ${i}`)),
+    ));
+    const small = engine.plan("The cat sat", [choice("q", "Where?", ["cat", "mat"])]);
+    const order = async (smallLane: string): Promise<string[]> => {
+      const done: string[] = [];
+      const first = engine.run(big, { lane: "a" }).then(() => done.push("big"));
+      // The big request is queued (grouped into its batches) before the small one arrives.
+      await new Promise((r) => setImmediate(r));
+      await Promise.all([first, engine.run(small, { lane: smallLane }).then(() => done.push("small"))]);
+      return done;
+    };
+    assert.deepEqual(await order("a"), ["big", "small"]);
+    assert.deepEqual(await order("b"), ["small", "big"]);
+  });
+
+  test("an aborted run rejects with CancelledError at once and its queued batches are never sent", async () => {
+    const qs = Array.from({ length: 32 }, (_, i) =>
+      choice(`q${i}`, `Which option fits question ${i}?`, Array.from({ length: 64 }, (_, j) => `option ${j} of ${i}`)),
+    );
+    const plan = engine.plan("The customer was charged twice", qs);
+    const before = engine.stats.batches;
+    await engine.run(plan);
+    const whole = engine.stats.batches - before;
+    const stop = new AbortController();
+    const run = engine.run(plan, { lane: "a", signal: stop.signal });
+    await new Promise((r) => setImmediate(r));
+    const t0 = performance.now();
+    stop.abort();
+    await assert.rejects(run, CancelledError);
+    assert.ok(performance.now() - t0 < 50);
+    await new Promise((r) => setTimeout(r, 200));
+    const sent = engine.stats.batches - before - whole;
+    // At most the two batches already handed to the worker (PIPELINE) of the 30 or so the plan needs.
+    assert.ok(whole > 10, `the plan takes ${whole} batches`);
+    assert.ok(sent <= 2, `${sent} batches sent after the abort`);
+    await assert.rejects(engine.run(plan, { signal: stop.signal }), CancelledError, "an already aborted signal runs nothing");
+    assert.equal(engine.stats.batches - before - whole, sent);
   });
 
   test("the float32 model and the quantized one answer alike; SVC_ONNX_FILE-style choice of file works", async () => {
