@@ -46,132 +46,142 @@ function u32(s: Uint8Array, i: number): number {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// xxHash64, the frame checksum. JavaScript has no cheap 64-bit integers (BigInt allocates), so each
-// value is a pair of unsigned 32-bit halves and results come back through hi/lo below.
+// xxHash64, the frame checksum. JavaScript has no cheap 64-bit integers (BigInt allocates), so a
+// 64-bit value is a (high, low) pair of 32-bit halves in the registers below: typed-array slots
+// keep every intermediate a plain 32-bit integer, and stores wrap modulo 2^32 by themselves.
 
-let hi = 0;
-let lo = 0;
-
-function mul64(ah: number, al: number, bh: number, bl: number): void {
-  const a0 = al & 0xffff;
-  const a1 = al >>> 16;
-  const b0 = bl & 0xffff;
-  const b1 = bl >>> 16;
-  const p00 = a0 * b0;
-  const p01 = a0 * b1;
-  const p10 = a1 * b0;
-  const mid = (p00 >>> 16) + (p01 & 0xffff) + (p10 & 0xffff);
-  const carry = a1 * b1 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16);
-  lo = ((mid << 16) | (p00 & 0xffff)) >>> 0;
-  hi = (carry + Math.imul(ah, bl) + Math.imul(al, bh)) >>> 0;
-}
-
-function add64(ah: number, al: number, bh: number, bl: number): void {
-  const sum = al + bl;
-  lo = sum >>> 0;
-  hi = (ah + bh + (sum > 0xffffffff ? 1 : 0)) >>> 0;
-}
-
-/** Rotation left by r, 0 < r < 32 (the only amounts xxHash64 uses). */
-function rotl64(h: number, l: number, r: number): void {
-  hi = ((h << r) | (l >>> (32 - r))) >>> 0;
-  lo = ((l << r) | (h >>> (32 - r))) >>> 0;
-}
-
+/** Lanes v1..v4 at 0..7, the hash at 8, a temporary at 10; each value's high half first. */
+const X = new Uint32Array(12);
+const H = 8;
+const T = 10;
 const P1H = 0x9e3779b1, P1L = 0x85ebca87;
 const P2H = 0xc2b2ae3d, P2L = 0x27d4eb4f;
 const P3H = 0x165667b1, P3L = 0x9e3779f9;
 const P4H = 0x85ebca77, P4L = 0xc2b2ae63;
 const P5H = 0x27d4eb2f, P5L = 0x165667c5;
 
+/** High half of the 64-bit product of two unsigned 32-bit values, from 16-bit pieces (each product exact). */
+function mulHigh(a: number, b: number): number {
+  const a0 = a & 0xffff;
+  const a1 = a >>> 16;
+  const b0 = b & 0xffff;
+  const b1 = b >>> 16;
+  const p01 = a0 * b1;
+  const p10 = a1 * b0;
+  const mid = ((a0 * b0) >>> 16) + (p01 & 0xffff) + (p10 & 0xffff);
+  return a1 * b1 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16);
+}
+
+function set(k: number, h: number, l: number): void {
+  X[k] = h;
+  X[k + 1] = l;
+}
+
+function mul(k: number, ph: number, pl: number): void {
+  const h = X[k];
+  const l = X[k + 1];
+  X[k + 1] = Math.imul(l, pl);
+  X[k] = mulHigh(l, pl) + Math.imul(h, pl) + Math.imul(l, ph);
+}
+
+function add(k: number, h: number, l: number): void {
+  const low = X[k + 1] + l;
+  X[k + 1] = low;
+  X[k] = X[k] + h + (low > 0xffffffff ? 1 : 0);
+}
+
+/** Rotation left by r, 0 < r < 32 (the only amounts xxHash64 uses). */
+function rotl(k: number, r: number): void {
+  const h = X[k];
+  const l = X[k + 1];
+  X[k] = (h << r) | (l >>> (32 - r));
+  X[k + 1] = (l << r) | (h >>> (32 - r));
+}
+
+function xor(k: number, from: number): void {
+  X[k] ^= X[from];
+  X[k + 1] ^= X[from + 1];
+}
+
 /** acc = rotl(acc + input * P2, 31) * P1 */
-function xxRound(ah: number, al: number, ih: number, il: number): void {
-  mul64(ih, il, P2H, P2L);
-  add64(ah, al, hi, lo);
-  rotl64(hi, lo, 31);
-  mul64(hi, lo, P1H, P1L);
+function xxRound(k: number, ih: number, il: number): void {
+  add(k, mulHigh(il, P2L) + Math.imul(ih, P2L) + Math.imul(il, P2H), Math.imul(il, P2L) >>> 0);
+  rotl(k, 31);
+  mul(k, P1H, P1L);
 }
 
-/** h = (h ^ round(0, v)) * P1 + P4 */
-function xxMerge(hh: number, hl: number, vh: number, vl: number): void {
-  xxRound(0, 0, vh, vl);
-  mul64(hh ^ hi, hl ^ lo, P1H, P1L);
-  add64(hi, lo, P4H, P4L);
+/** h = (h ^ round(0, lane)) * P1 + P4 */
+function xxMerge(lane: number): void {
+  set(T, 0, 0);
+  xxRound(T, X[lane], X[lane + 1]);
+  xor(H, T);
+  mul(H, P1H, P1L);
+  add(H, P4H, P4L);
 }
 
-/** xxHash64 with seed 0 of s[start, end); the result is left in hi/lo. */
+/** Leaves xxHash64 (seed 0) of s[start, end) in X[H], X[H + 1]. */
 function xxh64Into(s: Uint8Array, start: number, end: number): void {
   let i = start;
-  let hh: number, hl: number;
   if (end - start >= 32) {
-    add64(P1H, P1L, P2H, P2L);
-    let v1h = hi, v1l = lo;
-    let v2h = P2H, v2l = P2L;
-    let v3h = 0, v3l = 0;
-    add64(~P1H >>> 0, ~P1L >>> 0, 0, 1); // -P1
-    let v4h = hi, v4l = lo;
+    set(0, P1H, P1L);
+    add(0, P2H, P2L);
+    set(2, P2H, P2L);
+    set(4, 0, 0);
+    set(6, ~P1H, ~P1L); // -P1: the complement plus one
+    add(6, 0, 1);
     for (; i + 32 <= end; i += 32) {
-      xxRound(v1h, v1l, u32(s, i + 4), u32(s, i));
-      v1h = hi; v1l = lo;
-      xxRound(v2h, v2l, u32(s, i + 12), u32(s, i + 8));
-      v2h = hi; v2l = lo;
-      xxRound(v3h, v3l, u32(s, i + 20), u32(s, i + 16));
-      v3h = hi; v3l = lo;
-      xxRound(v4h, v4l, u32(s, i + 28), u32(s, i + 24));
-      v4h = hi; v4l = lo;
+      xxRound(0, u32(s, i + 4), u32(s, i));
+      xxRound(2, u32(s, i + 12), u32(s, i + 8));
+      xxRound(4, u32(s, i + 20), u32(s, i + 16));
+      xxRound(6, u32(s, i + 28), u32(s, i + 24));
     }
-    rotl64(v1h, v1l, 1);
-    hh = hi; hl = lo;
-    rotl64(v2h, v2l, 7);
-    add64(hh, hl, hi, lo);
-    hh = hi; hl = lo;
-    rotl64(v3h, v3l, 12);
-    add64(hh, hl, hi, lo);
-    hh = hi; hl = lo;
-    rotl64(v4h, v4l, 18);
-    add64(hh, hl, hi, lo);
-    xxMerge(hi, lo, v1h, v1l);
-    xxMerge(hi, lo, v2h, v2l);
-    xxMerge(hi, lo, v3h, v3l);
-    xxMerge(hi, lo, v4h, v4l);
-    hh = hi; hl = lo;
+    set(H, 0, 0);
+    for (const [lane, r] of [[0, 1], [2, 7], [4, 12], [6, 18]]) {
+      set(T, X[lane], X[lane + 1]);
+      rotl(T, r);
+      add(H, X[T], X[T + 1]);
+    }
+    for (let lane = 0; lane < 8; lane += 2) xxMerge(lane);
   } else {
-    hh = P5H; hl = P5L;
+    set(H, P5H, P5L);
   }
   const len = end - start;
-  add64(hh, hl, Math.floor(len / 0x100000000), len >>> 0);
-  hh = hi; hl = lo;
+  add(H, Math.floor(len / 0x100000000), len >>> 0);
   for (; i + 8 <= end; i += 8) {
-    xxRound(0, 0, u32(s, i + 4), u32(s, i));
-    rotl64(hh ^ hi, hl ^ lo, 27);
-    mul64(hi, lo, P1H, P1L);
-    add64(hi, lo, P4H, P4L);
-    hh = hi; hl = lo;
+    set(T, 0, 0);
+    xxRound(T, u32(s, i + 4), u32(s, i));
+    xor(H, T);
+    rotl(H, 27);
+    mul(H, P1H, P1L);
+    add(H, P4H, P4L);
   }
   if (i + 4 <= end) {
-    mul64(0, u32(s, i), P1H, P1L);
-    rotl64(hh ^ hi, hl ^ lo, 23);
-    mul64(hi, lo, P2H, P2L);
-    add64(hi, lo, P3H, P3L);
-    hh = hi; hl = lo;
+    set(T, 0, u32(s, i));
+    mul(T, P1H, P1L);
+    xor(H, T);
+    rotl(H, 23);
+    mul(H, P2H, P2L);
+    add(H, P3H, P3L);
     i += 4;
   }
   for (; i < end; i++) {
-    mul64(0, s[i], P5H, P5L);
-    rotl64(hh ^ hi, hl ^ lo, 11);
-    mul64(hi, lo, P1H, P1L);
-    hh = hi; hl = lo;
+    set(T, 0, s[i]);
+    mul(T, P5H, P5L);
+    xor(H, T);
+    rotl(H, 11);
+    mul(H, P1H, P1L);
   }
   // Avalanche: h ^= h >> 33; h *= P2; h ^= h >> 29; h *= P3; h ^= h >> 32.
-  mul64(hh, (hl ^ (hh >>> 1)) >>> 0, P2H, P2L);
-  hh = hi; hl = lo;
-  mul64((hh ^ (hh >>> 29)) >>> 0, (hl ^ ((hl >>> 29) | (hh << 3))) >>> 0, P3H, P3L);
-  lo = (lo ^ hi) >>> 0;
+  X[H + 1] ^= X[H] >>> 1;
+  mul(H, P2H, P2L);
+  set(H, X[H] ^ (X[H] >>> 29), X[H + 1] ^ ((X[H + 1] >>> 29) | (X[H] << 3)));
+  mul(H, P3H, P3L);
+  X[H + 1] ^= X[H];
 }
 
 export function xxh64(s: Uint8Array): bigint {
   xxh64Into(s, 0, s.length);
-  return (BigInt(hi) << 32n) | BigInt(lo);
+  return (BigInt(X[H]) << 32n) | BigInt(X[H + 1]);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -803,7 +813,7 @@ class Decoder {
     if (fhd & 4) {
       if (p + 4 > s.length) bad("truncated content checksum");
       xxh64Into(this.out, this.frameStart, this.op);
-      if (lo !== u32(s, p)) bad("content checksum mismatch");
+      if (X[H + 1] !== u32(s, p)) bad("content checksum mismatch");
       p += 4;
     }
     if (size >= 0 && this.op - this.frameStart !== size) bad("frame content size mismatch");

@@ -299,3 +299,15 @@ export function huffmanRebuildBlocks(literals: number, rawBudget: number, seed =
   }
   return Buffer.concat([head, ...blocks, rawBlock(Buffer.alloc(0), true)]);
 }
+
+/** Empty frames, each with its content size (0) and checksum (of nothing), filling `rawBudget` bytes. */
+export function emptyFrames(rawBudget: number): Buffer {
+  const frame = Buffer.concat([rawFrame(Buffer.alloc(0), { contentSize: 0, checksum: true }), Buffer.from([0x99, 0xe9, 0xd8, 0x51])]);
+  return Buffer.concat(Array.from({ length: Math.floor(rawBudget / frame.length) }, () => frame));
+}
+
+/** One frame of empty raw blocks, filling `rawBudget` bytes. */
+export function emptyRawBlocks(rawBudget: number): Buffer {
+  const count = Math.floor(rawBudget / 3) - 3;
+  return Buffer.concat([frameHeader({ windowLog: 23 }), ...Array.from({ length: count }, () => rawBlock(Buffer.alloc(0))), rawBlock(Buffer.alloc(0), true)]);
+}
