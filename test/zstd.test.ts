@@ -15,6 +15,7 @@ import {
   frameHeader,
   huffmanRebuildBlocks,
   MIB,
+  oneBitLiterals,
   oneByteBlocks,
   rawBlock,
   rawFrame,
@@ -345,6 +346,14 @@ describe("zstd decoder on hand-built frames", () => {
     // Repeat_Mode in the first compressed block of a frame has no table to repeat.
     const repeat = compressedBlock(Buffer.from([0x00, 0x01, 0xfc, 0x01]), true);
     assert.throws(() => decompressZstd(Buffer.concat([frameHeader({ windowLog: 10 }), repeat]), LIMIT), /repeated before one was set/);
+  });
+
+  test("Huffman literals decode the same by code search (few literals) and by table, also without a tree", () => {
+    const pattern = (n: number, k: number) => Array.from({ length: n }, (_, i) => (i % k === 0 ? 1 : 0));
+    const blocks = [oneBitLiterals(pattern(3, 2)), oneBitLiterals(pattern(100, 3), false), oneBitLiterals(pattern(5, 4), false), oneBitLiterals(pattern(70, 5), true, true)];
+    const expected = Buffer.from([...pattern(3, 2), ...pattern(100, 3), ...pattern(5, 4), ...pattern(70, 5)]);
+    assert.deepEqual(decompressZstd(Buffer.concat([frameHeader({ windowLog: 10 }), ...blocks]), LIMIT), expected);
+    assert.throws(() => decompressZstd(Buffer.concat([frameHeader({ windowLog: 10 }), oneBitLiterals([1], false, true)]), LIMIT), /treeless literals without an earlier Huffman tree/);
   });
 
   test(`FSE tables computed cell by cell equal tables built whole (seed ${SEED})`, () => {

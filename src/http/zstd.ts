@@ -595,9 +595,18 @@ const huffTable = new Uint16Array(1 << MAX_HUFFMAN_BITS);
 /** Room for 256 weights plus the one decodeWeights may read past the limit before it is refused. */
 const weights = new Uint8Array(258);
 const weightTable = new Int32Array(64);
-const rankStart = new Int32Array(MAX_HUFFMAN_BITS + 2);
+const perWeight = new Int32Array(16);
+const firstIndex = new Int32Array(MAX_HUFFMAN_BITS + 1);
+const firstEntry = new Int32Array(MAX_HUFFMAN_BITS + 1);
+/** The current tree's codes in table order: where each starts in the table, and its entry. */
+const codeStart = new Uint16Array(257);
+const codeEntry = new Uint16Array(256);
+let codes = 0;
+let huffTableBuilt = false;
 const bits = new BackwardBits();
 let huffBits = 0;
+/** A literal found by binary search costs about as much as filling this many table entries. */
+const HUFFMAN_SEARCH_COST = 32;
 /** Literals of the current block when they are not read straight from the input. */
 const literals = new Uint8Array(MAX_BLOCK);
 
@@ -633,21 +642,52 @@ function readHuffmanTree(s: Uint8Array, p: number, end: number): number {
   const rest = (1 << maxBits) - sum;
   if ((rest & (rest - 1)) !== 0) bad("Huffman weights do not complete a tree");
   weights[count++] = 32 - Math.clz32(rest);
-  // Codes are handed out from the lowest weight up, in symbol order within a weight: every symbol
-  // of weight w fills 2^(w-1) consecutive entries.
-  rankStart.fill(0);
-  for (let k = 0; k < count; k++) if (weights[k] > 0) rankStart[weights[k] + 1] += 1 << (weights[k] - 1);
-  for (let w = 2; w <= maxBits + 1; w++) rankStart[w] += rankStart[w - 1];
+  // Codes are handed out from the lowest weight up, in symbol order within a weight: a symbol of
+  // weight w owns the next 2^(w-1) entries of the decoding table. List them in that order.
+  perWeight.fill(0);
+  for (let k = 0; k < count; k++) perWeight[weights[k]]++;
+  let index = 0;
+  let entry = 0;
+  for (let w = 1; w <= maxBits; w++) {
+    firstIndex[w] = index;
+    firstEntry[w] = entry;
+    index += perWeight[w];
+    entry += perWeight[w] << (w - 1);
+  }
   for (let k = 0; k < count; k++) {
     const w = weights[k];
     if (w === 0) continue;
-    const from = rankStart[w];
-    const n = 1 << (w - 1);
-    huffTable.fill((k << 4) | (maxBits + 1 - w), from, from + n);
-    rankStart[w] = from + n;
+    const i = firstIndex[w]++;
+    codeStart[i] = firstEntry[w];
+    firstEntry[w] += 1 << (w - 1);
+    codeEntry[i] = (k << 4) | (maxBits + 1 - w);
   }
+  codes = index;
+  codeStart[codes] = 1 << maxBits;
   huffBits = maxBits;
+  huffTableBuilt = false;
   return p;
+}
+
+/**
+ * Fills the 2^maxBits-entry decoding table. Until a block has enough literals to pay for it, literals
+ * are decoded by a binary search of the code list instead: a body of many tiny blocks, each with its
+ * own tree of 11-bit codes, would otherwise pay for 2,048 entries per literal.
+ */
+function buildHuffmanTable(): void {
+  for (let i = 0; i < codes; i++) huffTable.fill(codeEntry[i], codeStart[i], codeStart[i + 1]);
+  huffTableBuilt = true;
+}
+
+function huffmanCode(v: number): number {
+  let lo = 0;
+  let hi = codes - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (codeStart[mid] <= v) lo = mid;
+    else hi = mid - 1;
+  }
+  return codeEntry[lo];
 }
 
 /** Two interleaved FSE states share one table; decoding stops when the stream runs out (RFC 8878 4.2.1.2). */
@@ -685,6 +725,7 @@ function decodeHuffmanStream(s: Uint8Array, start: number, end: number, at: numb
   const mask = (1 << width) - 1;
   const out = literals;
   const stop = at + count;
+  const built = huffTableBuilt;
   // The fast path reads 3 bytes at once, enough for any 11-bit code at any bit position.
   const safe = s.length - 3;
   for (let o = at; o < stop; o++) {
@@ -696,7 +737,7 @@ function decodeHuffmanStream(s: Uint8Array, start: number, end: number, at: numb
     } else {
       v = left > 0 ? bitsAt(s, start, 0, left) << -pos : 0;
     }
-    const e = huffTable[v];
+    const e = built ? huffTable[v] : huffmanCode(v);
     out[o] = e >>> 4;
     left -= e & 15;
   }
@@ -901,6 +942,7 @@ class Decoder {
 
   private huffmanLiterals(p: number, end: number, size: number, oneStream: boolean): void {
     const s = this.src;
+    if (!huffTableBuilt && size * HUFFMAN_SEARCH_COST >= 1 << huffBits) buildHuffmanTable();
     if (oneStream) {
       decodeHuffmanStream(s, p, end, 0, size);
       return;

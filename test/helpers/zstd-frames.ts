@@ -278,21 +278,27 @@ export function sequenceCount(n: number): number[] {
 }
 
 /**
- * Compressed blocks that each describe a new Huffman tree with 11-bit codes (symbol 0 weight 11, so
- * the implied symbol 1 gets weight 11 too: a 2,048-entry decoding table) for `literals` one-bit
- * literals and no sequences. Fills `rawBudget` bytes.
+ * A compressed block of literals only, one-bit Huffman codes: symbol 0 has weight 11, so the implied
+ * symbol 1 gets weight 11 too (a 2,048-entry decoding table) and each bit of `bits` is one literal,
+ * 0x00 or 0x01. With `tree` false the block reuses the previous block's tree (treeless literals).
  */
+export function oneBitLiterals(bits: number[], tree = true, last = false): Buffer {
+  const stream = backwardStream(bits.map((b): [number, number] => [b, 1]));
+  const description = tree ? [0x80, 0xb0] : [];
+  const packed = description.length + stream.length;
+  // One stream, 10-bit sizes: size format 0; type 2 with a tree, 3 without.
+  const header = (tree ? 2 : 3) | (bits.length << 4) | (packed << 14);
+  return compressedBlock(Buffer.from([header & 0xff, (header >> 8) & 0xff, header >> 16, ...description, ...stream, 0x00]), last);
+}
+
+/** Blocks of `literals` one-bit literals, each with its own 11-bit Huffman tree, filling `rawBudget` bytes. */
 export function huffmanRebuildBlocks(literals: number, rawBudget: number, seed = 1): Buffer {
   const next = rng(seed);
   const blocks: Buffer[] = [];
   const head = frameHeader({ windowLog: 23 });
   let used = head.length + 3;
   for (;;) {
-    const stream = backwardStream(Array.from({ length: literals }, (): [number, number] => [next() < 0.5 ? 1 : 0, 1]));
-    const packed = 2 + stream.length;
-    // Compressed literals, one stream, 10-bit sizes: type 2, size format 0.
-    const header = 2 | (literals << 4) | (packed << 14);
-    const block = compressedBlock(Buffer.from([header & 0xff, (header >> 8) & 0xff, header >> 16, 0x80, 0xb0, ...stream, 0x00]));
+    const block = oneBitLiterals(Array.from({ length: literals }, () => (next() < 0.5 ? 1 : 0)));
     if (used + block.length > rawBudget) break;
     blocks.push(block);
     used += block.length;
