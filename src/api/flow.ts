@@ -90,7 +90,7 @@ async function planAndRun(
   ctx: { key: KeyRecord; requestId: string; endpoint: string; signal?: AbortSignal },
 ): Promise<Answered> {
   // Planning a large request tokenizes every option (~150 ms for 12,000 pairs): it gets a turn of its own.
-  if (pairs > LARGE_PLAN_PAIRS) await ownTurn();
+  if (pairs > LARGE_PLAN_PAIRS) await ownTurn(ctx.key.id);
   if (ctx.signal?.aborted) rethrow(new CancelledError(), ctx.signal);
   let plan: Plan;
   try {

@@ -88,12 +88,13 @@ export interface RunningServer {
   shutdown(graceMs?: number): Promise<void>;
 }
 
-function bodyReader(req: IncomingMessage, timeoutMs: number): () => Promise<unknown> {
+function bodyReader(ctx: Pick<Ctx, "req" | "key">, timeoutMs: number): () => Promise<unknown> {
+  const { req } = ctx;
   return async () => {
     const codings = parseEncodings(req.headers["content-encoding"]);
     checkContentType(req.headers["content-type"]);
     const raw = await readRaw(req, timeoutMs);
-    if (raw.length > SMALL_BODY_BYTES || codings.length > 0) await ownTurn();
+    if (raw.length > SMALL_BODY_BYTES || codings.length > 0) await ownTurn(ctx.key?.id ?? "");
     return parseJson(decode(raw, codings));
   };
 }
@@ -163,7 +164,8 @@ export async function startServer(
     const started = opts.log ? performance.now() : 0;
     const requestId = newRequestId();
     const flight: Flight = { controller: new AbortController(), gone: false };
-    const ctx: Ctx = { req, requestId, key: null, body: bodyReader(req, opts.bodyTimeoutMs), signal: flight.controller.signal };
+    const ctx: Ctx = { req, requestId, key: null, body: () => read(), signal: flight.controller.signal };
+    const read = bodyReader(ctx, opts.bodyTimeoutMs);
     const socket = req.socket;
     let mine = bySocket.get(socket);
     if (!mine) bySocket.set(socket, (mine = new Set()));
