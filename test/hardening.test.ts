@@ -1,6 +1,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { statSync } from "node:fs";
+import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { cli, startService, tempDir, type Service } from "./helpers/service.js";
 import { rawExchange } from "./helpers/fuzz.js";
@@ -154,5 +155,34 @@ describe("SIGTERM with a request still running past the grace period", () => {
     assert.equal(code, 0);
     assert.doesNotMatch(svc.output(), /Error|at .*\.js:\d+/);
     assert.equal(await billed(svc), 0);
+  });
+});
+
+describe("past SVC_MAX_CONNECTIONS open connections", () => {
+  test("one more connection is answered 503 with Retry-After and closed; a freed slot serves again", async () => {
+    const svc = await startService({ env: { SVC_MAX_CONNECTIONS: "4" } });
+    try {
+      const { hostname, port } = new URL(svc.url);
+      const held = await Promise.all(
+        Array.from({ length: 4 }, () => new Promise<Socket>((resolve) => {
+          const s = connect(Number(port), hostname, () => resolve(s));
+        })),
+      );
+      const r = await rawExchange(svc.url, async (put) => put("GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n"), 1000);
+      assert.deepEqual(r.answers.map((a) => a.status), [503]);
+      assert.equal(r.answers[0].headers["retry-after"], "1");
+      assert.deepEqual(JSON.parse(r.answers[0].body.toString()), {
+        error: { type: "service_unavailable_error", message: "The server is at capacity; retry in 1 s." },
+        detail: [],
+      });
+      assert.equal(r.closedByServer, true);
+      held[0].destroy();
+      await sleep(100);
+      const ok = await rawExchange(svc.url, async (put) => put("GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n"), 300);
+      assert.deepEqual(ok.answers.map((a) => a.status), [200]);
+      for (const s of held) s.destroy();
+    } finally {
+      await svc.stop();
+    }
   });
 });
