@@ -693,23 +693,15 @@ function huffmanCode(v: number): number {
 /** Two interleaved FSE states share one table; decoding stops when the stream runs out (RFC 8878 4.2.1.2). */
 function decodeWeights(s: Uint8Array, start: number, end: number, log: number): number {
   bits.init(s, start, end);
-  let a = bits.read(log);
-  let b = bits.read(log);
-  let n = 0;
-  for (;;) {
+  const states = [bits.read(log), bits.read(log)];
+  for (let n = 0, i = 0; ; i ^= 1) {
     if (n > 253) bad("too many Huffman weights");
-    let e = weightTable[a];
+    const e = weightTable[states[i]];
     weights[n++] = e & 255;
-    a = (e >>> 12) + bits.read((e >>> 8) & 15);
+    states[i] = (e >>> 12) + bits.read((e >>> 8) & 15);
+    // Past the end of the stream: the other state's symbol is the last weight.
     if (bits.left < 0) {
-      weights[n++] = weightTable[b] & 255;
-      return n;
-    }
-    e = weightTable[b];
-    weights[n++] = e & 255;
-    b = (e >>> 12) + bits.read((e >>> 8) & 15);
-    if (bits.left < 0) {
-      weights[n++] = weightTable[a] & 255;
+      weights[n++] = weightTable[states[i ^ 1]] & 255;
       return n;
     }
   }

@@ -137,8 +137,7 @@ export function tableRebuildBlocks(rawBudget: number): Buffer {
     ]),
   );
   const head = Buffer.concat([frameHeader({ windowLog: 23 }), rawBlock(Buffer.from("        "))]);
-  const count = Math.floor((rawBudget - head.length - 3) / block.length);
-  return Buffer.concat([head, ...Array.from({ length: count }, () => block), rawBlock(Buffer.alloc(0), true)]);
+  return blocksWithin(rawBudget, head, () => block);
 }
 
 /**
@@ -238,15 +237,13 @@ export function fseStressBlocks(sequences: number, rawBudget: number, seed = 1):
   const half = [256, 256];
   const literals = Buffer.alloc(sequences, 0x61);
   const tables = [...fseDescription(half, 9), ...fseDescription([256], 8), ...fseDescription(half, 9)];
-  const blocks: Buffer[] = [];
   const head = Buffer.concat([frameHeader({ windowLog: 23 }), rawBlock(Buffer.from("        "))]);
-  let used = head.length + 3;
-  for (;;) {
+  return blocksWithin(rawBudget, head, () => {
     // States first (literal length 9 bits, offset 8, match length 9), then per sequence one bit
     // each for the literal-length and match-length states (the offset table has one symbol).
     const fields: [number, number][] = [[Math.floor(next() * 512), 9], [0, 8], [Math.floor(next() * 512), 9]];
     for (let k = 1; k < sequences; k++) fields.push([next() < 0.5 ? 1 : 0, 1], [next() < 0.5 ? 1 : 0, 1]);
-    const block = compressedBlock(
+    return compressedBlock(
       Buffer.from([
         ...literalsHeader(sequences),
         ...literals,
@@ -256,9 +253,17 @@ export function fseStressBlocks(sequences: number, rawBudget: number, seed = 1):
         ...backwardStream(fields),
       ]),
     );
-    if (used + block.length > rawBudget) break;
-    blocks.push(block);
-    used += block.length;
+  });
+}
+
+/** `head`, then as many blocks from `block()` as fit in `rawBudget` bytes with a final empty block. */
+function blocksWithin(rawBudget: number, head: Buffer, block: () => Buffer): Buffer {
+  const blocks: Buffer[] = [];
+  for (let used = head.length + 3; ; ) {
+    const next = block();
+    if (used + next.length > rawBudget) break;
+    blocks.push(next);
+    used += next.length;
   }
   return Buffer.concat([head, ...blocks, rawBlock(Buffer.alloc(0), true)]);
 }
@@ -294,16 +299,7 @@ export function oneBitLiterals(bits: number[], tree = true, last = false): Buffe
 /** Blocks of `literals` one-bit literals, each with its own 11-bit Huffman tree, filling `rawBudget` bytes. */
 export function huffmanRebuildBlocks(literals: number, rawBudget: number, seed = 1): Buffer {
   const next = rng(seed);
-  const blocks: Buffer[] = [];
-  const head = frameHeader({ windowLog: 23 });
-  let used = head.length + 3;
-  for (;;) {
-    const block = oneBitLiterals(Array.from({ length: literals }, () => (next() < 0.5 ? 1 : 0)));
-    if (used + block.length > rawBudget) break;
-    blocks.push(block);
-    used += block.length;
-  }
-  return Buffer.concat([head, ...blocks, rawBlock(Buffer.alloc(0), true)]);
+  return blocksWithin(rawBudget, frameHeader({ windowLog: 23 }), () => oneBitLiterals(Array.from({ length: literals }, () => (next() < 0.5 ? 1 : 0))));
 }
 
 /** Empty frames, each with its content size (0) and checksum (of nothing), filling `rawBudget` bytes. */
