@@ -398,6 +398,7 @@ class LazyTable {
   private readonly stamps = new Uint32Array(512);
   private generation = 0;
   private log = 0;
+  private info: LogInfo = LOGS[5];
   private high = 0;
   private positives = 0;
   private skipped = 0;
@@ -414,6 +415,7 @@ class LazyTable {
     const size = 1 << log;
     const { inverse } = LOGS[log];
     this.log = log;
+    this.info = LOGS[log];
     if (++this.generation > 0xffffffff) {
       this.stamps.fill(0);
       this.generation = 1;
@@ -460,13 +462,13 @@ class LazyTable {
     if (this.stamps[u] === this.generation) return this.cells[u];
     const log = this.log;
     const size = 1 << log;
-    const info = LOGS[log];
+    const info = this.info;
     let entry: number;
     if (u > this.high) {
       entry = info.meta[1] | this.lowSymbol[size - 1 - u];
     } else {
       const j = Math.imul(u, info.inverse) & (size - 1);
-      const k = j - countBelow(this.skippedJ, this.skipped, j);
+      const k = this.skipped === 0 ? j : j - countBelow(this.skippedJ, this.skipped, j);
       const t = countBelow(this.firstK, this.positives, k + 1) - 1;
       const rank = stepsBelow(info, log, this.firstJ[t], this.firstJ[t + 1], u);
       entry = info.meta[this.count[t] + rank] | this.symbol[t];
