@@ -30,7 +30,7 @@ function bad(reason: string): never {
 }
 
 /** RFC 8878 asks every decoder to support 8 MiB windows; larger ones are refused before decoding. */
-export const MAX_WINDOW = 8 * 1024 * 1024;
+const MAX_WINDOW = 8 * 1024 * 1024;
 const MAX_BLOCK = 128 * 1024;
 const FRAME_MAGIC = 0xfd2fb528;
 const SKIPPABLE_MAGIC = 0x184d2a50;
