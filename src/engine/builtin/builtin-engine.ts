@@ -9,7 +9,7 @@ import { builtinTokenizer, type Tokenizer } from "./tokenizer.js";
 
 export const MAX_PAIR_TOKENS = 256;
 /** Pairs whose features are started in one turn of the event loop (see features()). */
-const PAIRS_PER_TURN = 256;
+const PAIRS_PER_TURN = 64;
 
 /** Weights of the three similarity features (see models/builtin/model.json). */
 export interface Mix {
