@@ -90,6 +90,20 @@ describe("connection-level hardening (body timeout 1 s, so headers 2 s)", () => 
     assert.equal(logLines(svc, 408).length, before + 1);
   });
 
+  test("on a kept-alive connection, a second request whose headers stall gets its own 408", async () => {
+    const r = await rawExchange(
+      svc.url,
+      async (put, wait) => {
+        put("GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n");
+        await wait(200);
+        put("GET /healthz HTTP/1.1\r\nhost: x\r\n");
+      },
+      5000,
+    );
+    assert.deepEqual(r.answers.map((a) => a.status), [200, 408]);
+    assert.equal(JSON.parse(r.answers[1].body.toString()).error.message, "The request headers did not arrive within 2 seconds.");
+  });
+
   test("an unparsable request line gets the documented 400 and a request-log line", async () => {
     const before = logLines(svc, 400).length;
     const r = await rawExchange(svc.url, async (put) => put("BLAH\r\n\r\n"));

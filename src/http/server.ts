@@ -148,8 +148,8 @@ export async function startServer(
   const flights = new Set<Flight>();
   /** The requests of each connection still being handled (more than one only when pipelined). */
   const bySocket = new WeakMap<Socket, Set<Flight>>();
-  /** Connections on which a response has been written: a late timeout there must not write another. */
-  const answered = new WeakSet<Socket>();
+  /** Connections answered with `connection: close`: a late timeout there (a body left unread) must not write another response. */
+  const ending = new WeakSet<Socket>();
   let idle: (() => void) | null = null;
   const headersTimeoutMs = opts.bodyTimeoutMs * 2;
   const maxConnections = opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
@@ -212,13 +212,13 @@ export async function startServer(
       } else if (!res.headersSent) {
         // A body left unread (an early 401, 413, ...) would keep the connection waiting for it: close it.
         const close = closing || !req.complete || e.status === 413 || e.status === 408;
+        if (close) ending.add(socket);
         send(res, e.status, e.toBody(pickLanguage(req.headers["accept-language"])), requestId, close, e.headers);
       } else res.destroy();
     } finally {
       res.off("close", onClose);
       mine.delete(flight);
       flights.delete(flight);
-      if (!flight.gone) answered.add(socket);
       // 499: the client closed the connection before the answer (as nginx logs it).
       logLine(requestId, req.method ?? "", req.url ?? "", flight.gone ? 499 : res.statusCode, (performance.now() - started).toFixed(1), ctx.key?.prefix ?? "-");
       if (closing && flights.size === 0 && idle) idle();
@@ -259,8 +259,8 @@ export async function startServer(
     }
     if (!socket.writable || err.code === "ECONNRESET") return void socket.destroy();
     const timeout = err.code === "ERR_HTTP_REQUEST_TIMEOUT";
-    // A timeout after a response was written (a body left unread) is not a new request to answer.
-    if (timeout && answered.has(socket)) return void socket.destroy();
+    // A timeout on a connection already answered and closing (its body left unread) is not a new request to answer.
+    if (timeout && ending.has(socket)) return void socket.destroy();
     const e = timeout
       ? new ApiError(408, "headers_timeout", { params: { seconds: Math.round(headersTimeoutMs / 1000) } })
       : new ApiError(400, "invalid_request");
