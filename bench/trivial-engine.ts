@@ -1,4 +1,4 @@
-import type { Calibration, Engine, ModelInfo, Plan, RawScores } from "../src/engine/engine.js";
+import type { Calibration, Engine, ModelInfo, Plan, PlanSteps, RawScores } from "../src/engine/engine.js";
 import type { Question } from "../src/questions/question.js";
 
 /** A token estimate from length alone (4 characters a token): tokenizing is the model's cost (bench:model). */
@@ -22,6 +22,11 @@ export class TrivialEngine implements Engine {
 
   async load(): Promise<void> {}
   async close(): Promise<void> {}
+
+  // One step: nothing to spread.
+  *planSteps(state: string, questions: Question[]): PlanSteps {
+    return this.plan(state, questions);
+  }
 
   plan(state: string, questions: Question[]): Plan {
     const stateTokens = tokens(state);

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { answerNumbers } from "../src/engine/answer.js";
-import { CancelledError, EngineUnavailableError } from "../src/engine/engine.js";
+import { CancelledError, EngineUnavailableError, PLAN_PAIRS_PER_STEP, planInTurns } from "../src/engine/engine.js";
 import { createOnnxEngine, type OnnxEngine } from "../src/engine/onnx/onnx-engine.js";
 import type { Option, Question } from "../src/questions/question.js";
 import { ROOT, tempDir } from "./helpers/service.js";
@@ -202,6 +202,20 @@ describe("ONNX engine on the tiny-nli fixture", () => {
     console.log(`# event loop: ${what}`);
     assert.ok(blocked < runMs * 0.6, what);
     assert.ok(maxGap < 100, what);
+  });
+
+  test("a large plan is built in steps of about 512 pairs, and equals the plan built at once", async () => {
+    const qs = Array.from({ length: 40 }, (_, i) => choice(`q${i}`, `Which option fits question ${i}?`, Array.from({ length: 50 }, (_, j) => `option ${j}`)));
+    let turns = 0;
+    const stepped = await planInTurns(engine.planSteps("The cat sat", qs), async () => {
+      turns++;
+    });
+    assert.equal(PLAN_PAIRS_PER_STEP, 512);
+    // 2,000 pairs of 50 per question: a step ends once 512 are planned, after 11 questions (550 pairs).
+    assert.equal(turns, 3);
+    assert.deepEqual(stepped, engine.plan("The cat sat", qs));
+    const small = planInTurns(engine.planSteps("The cat sat", qs.slice(0, 2)), async () => assert.fail("no turn for one step"));
+    assert.ok(!(small instanceof Promise), "a plan of one step is returned at once");
   });
 
   test("lanes take turns: another lane's small request overtakes a big one; within one lane order is kept", async () => {

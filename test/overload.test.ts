@@ -1,7 +1,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { cli, startService, type Service } from "./helpers/service.js";
-import { cpuSeconds, fire, healthProbe, maximalRequest, rssSampler, smallRequest, tally, type Fired } from "./helpers/pressure.js";
+import { cpuSeconds, fire, maximalRequest, probeElsewhere, rssSampler, smallRequest, tally, type Fired } from "./helpers/pressure.js";
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -56,7 +56,8 @@ describe("one key cannot crash or starve the service (default bounds)", () => {
     // Built before the probes start: building them blocks this process (~1 s), which would show as server latency.
     const bodies = Array.from({ length: 100 }, (_, i) => JSON.stringify(maximalRequest(1000 + i)));
     const rss = rssSampler(pid, 20);
-    const health = healthProbe(svc.url, 10);
+    const health = probeElsewhere(svc.url, 10);
+    await sleep(300);
     const stopAdmitted = new AbortController();
     const t0 = performance.now();
     const outcomes: Fired[] = [];
@@ -69,7 +70,7 @@ describe("one key cannot crash or starve the service (default bounds)", () => {
     while (outcomes.length < 99 && performance.now() - t0 < 30_000) await sleep(20);
     const refusedIn = performance.now() - t0;
     await sleep(1000);
-    const health1 = health.stop();
+    const health1 = await health.stop();
     const mem = rss.stop();
     stopAdmitted.abort();
     await Promise.all(all);

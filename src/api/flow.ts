@@ -3,7 +3,7 @@ import type { KeyRecord } from "../accounts/store.js";
 import type { Limiter } from "../accounts/limits.js";
 import type { AccountStore } from "../accounts/store.js";
 import { answerNumbers, type AnswerNumbers } from "../engine/answer.js";
-import { CancelledError, EngineUnavailableError, type Engine, type Plan, type RawScores } from "../engine/engine.js";
+import { CancelledError, EngineUnavailableError, planInTurns, type Engine, type Plan, type RawScores } from "../engine/engine.js";
 import { ApiError } from "../http/errors.js";
 import { ownTurn } from "../http/turns.js";
 import type { DecisionRequest, Question } from "../questions/question.js";
@@ -40,9 +40,6 @@ function rethrow(err: unknown, signal?: AbortSignal): never {
   throw err;
 }
 
-/** Requests of more pairs than this are planned in a turn of the event loop of their own. */
-const LARGE_PLAN_PAIRS = 256;
-
 /** Pairs the model reads for a request: one per option or level, one per noul question. */
 function pairCount(req: DecisionRequest): number {
   let pairs = 0;
@@ -72,10 +69,9 @@ export async function answer(
       headers: { "retry-after": state === "loading" ? "5" : "30" },
     });
   }
-  const pairs = pairCount(req);
-  const release = deps.admission.admit(ctx.key.id, pairs);
+  const release = deps.admission.admit(ctx.key.id, pairCount(req));
   try {
-    return await planAndRun(deps, engine, model, req, pairs, ctx);
+    return await planAndRun(deps, engine, model, req, ctx);
   } finally {
     release();
   }
@@ -86,17 +82,19 @@ async function planAndRun(
   engine: Engine,
   model: string,
   req: DecisionRequest,
-  pairs: number,
   ctx: { key: KeyRecord; requestId: string; endpoint: string; signal?: AbortSignal },
 ): Promise<Answered> {
-  // Planning a large request tokenizes every option (~150 ms for 12,000 pairs): it gets a turn of its own.
-  if (pairs > LARGE_PLAN_PAIRS) await ownTurn(ctx.key.id);
-  if (ctx.signal?.aborted) rethrow(new CancelledError(), ctx.signal);
+  // Planning a large request tokenizes every option (~150 ms for 12,000 pairs): it is planned a
+  // step per turn of the event loop, keys in turn, and stops when the client has gone.
   let plan: Plan;
   try {
-    plan = engine.plan(req.state, req.questions);
+    const planned = planInTurns(engine.planSteps(req.state, req.questions), async () => {
+      await ownTurn(ctx.key.id);
+      if (ctx.signal?.aborted) throw new CancelledError();
+    });
+    plan = planned instanceof Promise ? await planned : planned;
   } catch (err) {
-    rethrow(err);
+    rethrow(err, ctx.signal);
   }
   deps.limiter.reserve(ctx.key, plan.inputTokens);
   let billed = false;

@@ -51,8 +51,10 @@ export interface Engine {
   readonly calibration: Calibration;
   /** Load weights (in workers). Resolves when the engine can run; rejects when it cannot be loaded. */
   load(): Promise<void>;
-  /** Build the pairs of a request and count their tokens, without running the model. Sync and cheap. */
+  /** Build the pairs of a request and count their tokens, without running the model. Sync: planNow(planSteps(...)). */
   plan(state: string, questions: Question[]): Plan;
+  /** The same plan in steps of a bounded number of pairs (tokenizing 12,000 options takes ~150 ms): see planInTurns(). */
+  planSteps(state: string, questions: Question[]): PlanSteps;
   /**
    * Run the model on a plan. Never blocks the event loop for long. Work is served in turns by
    * `lane` (the caller's key), so one lane's backlog does not hold up another's; when `signal`
@@ -61,6 +63,33 @@ export interface Engine {
   run(plan: Plan, opts?: RunOptions): Promise<RawScores>;
   /** Stop workers and free resources. */
   close(): Promise<void>;
+}
+
+/** A plan built step by step: the generator yields between slices of questions and returns the plan. */
+export type PlanSteps = Generator<void, Plan, void>;
+
+/** Pairs planned per step (a few ms of tokenizing). */
+export const PLAN_PAIRS_PER_STEP = 512;
+
+/** All steps at once. */
+export function planNow(steps: PlanSteps): Plan {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** One step per `turn()`. A plan of one step (most requests) is returned as it is, not as a promise: no wait at all. */
+export function planInTurns(steps: PlanSteps, turn: () => Promise<void>): Plan | Promise<Plan> {
+  const first = steps.next();
+  if (first.done) return first.value;
+  return (async () => {
+    for (;;) {
+      await turn();
+      const r = steps.next();
+      if (r.done) return r.value;
+    }
+  })();
 }
 
 /** Who a run is for and when to stop it. */

@@ -2,6 +2,7 @@
  * Pieces for overload tests and benches: the largest valid request, a small one, and probes of a
  * server's memory and responsiveness, each one small enough to combine freely.
  */
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { MAX_BODY_BYTES } from "../../src/http/body.js";
 import { percentile, round } from "../../bench/lib.js";
@@ -165,6 +166,42 @@ export function healthProbe(url: string, everyMs: number, timeoutMs = 30_000): {
       stopped = true;
       if (inFlightSince !== null) ms.push(performance.now() - inFlightSince);
       abort.abort();
+      return summarize(ms, failures);
+    },
+  };
+}
+
+/** The prober of probeElsewhere(): GETs /healthz until its stdin closes, then prints the latencies as JSON. */
+const PROBER = `
+const [url, every] = process.argv.slice(-2);
+const ms = [];
+let failures = 0;
+let stopped = false;
+process.stdin.on("data", () => {});
+process.stdin.on("end", () => { stopped = true; });
+while (!stopped) {
+  const t0 = performance.now();
+  try { const r = await fetch(url + "/healthz"); await r.arrayBuffer(); if (r.status === 200) ms.push(performance.now() - t0); else failures++; }
+  catch { failures++; }
+  await new Promise((r) => setTimeout(r, Number(every)));
+}
+process.stdout.write(JSON.stringify({ ms, failures }));
+`;
+
+/**
+ * healthProbe() from a process of its own: a test that also sends 100 large requests keeps its own
+ * event loop busy, which would show as server latency in an in-process probe.
+ */
+export function probeElsewhere(url: string, everyMs: number): { stop(): Promise<LatencySummary> } {
+  const child = spawn(process.execPath, ["--input-type=module", "-e", PROBER, url, String(everyMs)], { stdio: ["pipe", "pipe", "inherit"] });
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return {
+    async stop() {
+      child.stdin.end();
+      await exited;
+      const { ms, failures } = JSON.parse(out) as { ms: number[]; failures: number };
       return summarize(ms, failures);
     },
   };

@@ -3,7 +3,7 @@ import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Question } from "../../questions/question.js";
-import { CancelledError, throwIfAborted, untilAborted, type Calibration, type Engine, type ModelInfo, type Plan, type QuestionPlan, type RawScores, type RunOptions } from "../engine.js";
+import { CancelledError, PLAN_PAIRS_PER_STEP, planNow, throwIfAborted, untilAborted, type Calibration, type PlanSteps, type Engine, type ModelInfo, type Plan, type QuestionPlan, type RawScores, type RunOptions } from "../engine.js";
 import { EmbedPool, type Encoder, type Ticket } from "./pool.js";
 import { builtinTokenizer, type Tokenizer } from "./tokenizer.js";
 
@@ -247,13 +247,22 @@ export class BuiltinEngine implements Engine {
   }
 
   plan(state: string, questions: Question[]): Plan {
+    return planNow(this.planSteps(state, questions));
+  }
+
+  *planSteps(state: string, questions: Question[]): PlanSteps {
     const path = this.route(state, questions);
     const t = path.config.templates;
     const stateIds = this.head(state);
     const plans: QuestionPlan[] = [];
     const work: Work = { pairs: [], path };
     let inputTokens = 0;
+    let step = 0;
     for (const q of questions) {
+      if (step >= PLAN_PAIRS_PER_STEP) {
+        step = 0;
+        yield;
+      }
       let pairs: PairWork[];
       if (q.kind === "noul") {
         const question = q.text === null ? EMPTY : this.head(q.text);
@@ -276,6 +285,7 @@ export class BuiltinEngine implements Engine {
       }
       const pairTokens = pairs.map((p) => p.state.length + p.question.length + p.option.length + p.no.length);
       inputTokens += pairTokens.reduce((a, b) => a + b, 0);
+      step += pairs.length;
       plans.push({ question: q, pairTokens });
       work.pairs.push(pairs);
     }

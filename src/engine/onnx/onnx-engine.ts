@@ -6,12 +6,15 @@ import type { Question } from "../../questions/question.js";
 import {
   CancelledError,
   EngineUnavailableError,
+  PLAN_PAIRS_PER_STEP,
+  planNow,
   throwIfAborted,
   untilAborted,
   type Calibration,
   type Engine,
   type ModelInfo,
   type Plan,
+  type PlanSteps,
   type QuestionPlan,
   type RawScores,
   type RunOptions,
@@ -243,15 +246,25 @@ export class OnnxEngine implements Engine {
   }
 
   plan(state: string, questions: Question[]): Plan {
+    return planNow(this.planSteps(state, questions));
+  }
+
+  *planSteps(state: string, questions: Question[]): PlanSteps {
     const { tokenizer } = this.ready();
     const stateIds = tokenizer.encode(state);
     const work: Work = { pairs: [] };
     const plans: QuestionPlan[] = [];
     let inputTokens = 0;
+    let step = 0;
     for (const q of questions) {
+      if (step >= PLAN_PAIRS_PER_STEP) {
+        step = 0;
+        yield;
+      }
       const pairs = this.hypotheses(q).map((parts) => tokenizer.pair(stateIds, tokenizer.hypothesis(parts)));
       const pairTokens = pairs.map((p) => p.length);
       for (const n of pairTokens) inputTokens += n;
+      step += pairs.length;
       plans.push({ question: q, pairTokens });
       work.pairs.push(pairs);
     }
