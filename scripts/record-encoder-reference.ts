@@ -18,6 +18,7 @@ import { builtinTokenizer } from "../src/engine/builtin/tokenizer.js";
 import { MODEL_MAX_TOKENS } from "../src/engine/builtin/pool.js";
 import { tfjsEncoder } from "../src/engine/builtin/tfjs-encoder.js";
 import type { ReferenceRow } from "./encoder-reference.js";
+import { rng } from "../test/helpers/zstd-frames.js";
 
 function arg(name: string, fallback: string): string {
   const at = process.argv.indexOf(name);
@@ -47,20 +48,8 @@ function csvFields(line: string): string[] {
   return out;
 }
 
-/** A small seeded generator (mulberry32), so the random strings are the same on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function randomStrings(count: number): string[] {
-  const next = random(20261122);
+  const next = rng(20261122);
   const alphabets = [
     "abcdefghijklmnopqrstuvwxyz     ",
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 .,;:!?'\"()-",
