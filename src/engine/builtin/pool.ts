@@ -1,6 +1,7 @@
 import { Worker } from "node:worker_threads";
 import { CancelledError } from "../engine.js";
 import { Lanes } from "../lanes.js";
+import { WorkerBatches } from "../worker-batches.js";
 
 /** One batch for a worker: `lengths[r]` ids of row r, concatenated in `ids`. */
 export interface EmbedRequest {
@@ -71,6 +72,7 @@ interface Slot {
   worker: Worker;
   busy: Job[] | null;
   batchId: number;
+  batches: WorkerBatches;
 }
 
 /** Ids are < 65536 (8k vocabulary), so one UTF-16 unit per id makes a compact exact key. */
@@ -131,7 +133,7 @@ export class EmbedPool {
         reject(new Error(`builtin model worker could not start: ${(err as Error).message}`));
         return;
       }
-      const slot: Slot = { worker, busy: null, batchId: 0 };
+      const slot: Slot = { worker, busy: null, batchId: 0, batches: new WorkerBatches() };
       let ready = false;
       const fail = (message: string): void => {
         if (!ready) {
@@ -160,6 +162,7 @@ export class EmbedPool {
             break;
           case "result":
           case "error":
+            slot.batches.ended();
             this.finish(slot, msg);
             break;
         }
@@ -295,6 +298,7 @@ export class EmbedPool {
     slot.busy = batch;
     slot.batchId = this.nextBatch++;
     const req: EmbedRequest = { id: slot.batchId, lengths, ids };
+    slot.batches.started();
     slot.worker.postMessage(req, [lengths.buffer, ids.buffer]);
   }
 
@@ -335,6 +339,6 @@ export class EmbedPool {
     this.failAll(err);
     const slots = this.slots.splice(0);
     for (const slot of slots) for (const job of slot.busy ?? []) this.settle(job, err);
-    await Promise.all(slots.map((s) => s.worker.terminate()));
+    await Promise.all(slots.map((s) => s.batches.terminate(s.worker)));
   }
 }

@@ -20,6 +20,7 @@ import {
   type RunOptions,
 } from "../engine.js";
 import { Lanes } from "../lanes.js";
+import { WorkerBatches } from "../worker-batches.js";
 import {
   checkFolder,
   findModelFile,
@@ -104,6 +105,8 @@ export class OnnxEngine implements Engine {
   private scheduled = false;
   private nextBatch = 1;
   private readonly inFlight = new Map<number, Row[]>();
+  /** Batches in the worker (it is terminated only between them). */
+  private readonly running = new WorkerBatches();
   /** Batches not yet sent, queued by lane (see group()). */
   private readonly batches = new Lanes<Batch>();
   /** Counters for benches and tests: batches sent to the worker, pairs in them, tokens including padding. */
@@ -194,6 +197,7 @@ export class OnnxEngine implements Engine {
         worker.on("message", (m: WorkerReply) => this.onReply(m));
         worker.on("error", (err) => this.failAll(new Error(`inference worker failed: ${err.message}`)));
         worker.on("exit", (code) => {
+          this.running.reset();
           this.failAll(new EngineUnavailableError(`inference worker exited (code ${code})`));
           if (this.loaded?.worker !== worker) return;
           // A crashed worker is replaced: requests get 503 (retry) until the model is loaded again.
@@ -211,7 +215,7 @@ export class OnnxEngine implements Engine {
     this.loaded = null;
     this.loading = null;
     this.failAll(new Error("the engine was closed"));
-    if (loaded) await loaded.worker.terminate();
+    if (loaded) await this.running.terminate(loaded.worker);
   }
 
   private ready(): Loaded {
@@ -386,12 +390,14 @@ export class OnnxEngine implements Engine {
       this.stats.paddedTokens += size;
       const withTypes = loaded.inputNames.includes("token_type_ids");
       const req: BatchRequest = { id, rows: rows.length, length, ids, mask, types: withTypes ? types : null };
+      this.running.started();
       loaded.worker.postMessage(req, withTypes ? [ids.buffer, mask.buffer, types.buffer] : [ids.buffer, mask.buffer]);
     }
   }
 
   private onReply(msg: WorkerReply): void {
     if (msg.kind !== "result" && msg.kind !== "run-error") return;
+    this.running.ended();
     const rows = this.inFlight.get(msg.id);
     if (!rows) return;
     this.inFlight.delete(msg.id);
