@@ -4,9 +4,19 @@
  * fit time = a + b·pairs. Every cold request uses texts never seen before (the engine caches the
  * embeddings of repeated texts); the warm numbers repeat one request so that every embedding is cached.
  *
- *   npm run bench:model [-- --reps 40]
+ * Each encoder runtime of the English model is measured in its own child process, one after the
+ * other in the same run, and reported side by side: the package's tfjs graph on wasm (the old path)
+ * and the project's ONNX graph on onnxruntime (float32, and int8 when that file exists).
+ *
+ *   npm run bench:model [-- --reps 40] [-- --paths tfjs,onnx,int8]
  */
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseSystemOne } from "../src/api/systemone.js";
+import { encoderPath } from "../src/engine/builtin/encoder-files.js";
 import { createEngine } from "../src/engine/registry.js";
 import type { Engine } from "../src/engine/engine.js";
 import { post } from "../test/helpers/service.js";
@@ -46,14 +56,22 @@ async function measure(engine: Engine, questions: number, options: number, reps:
   return { cold, warm, pairs: info.pairs, tokensPerPair: info.tokens / info.pairs };
 }
 
-async function main(): Promise<void> {
+function stringFlag(name: string): string | null {
+  const at = process.argv.indexOf(`--${name}`);
+  return at >= 0 ? (process.argv[at + 1] ?? null) : null;
+}
+
+/** One encoder runtime, measured in this process (a child of main()); its result goes to `out`. */
+async function measurePath(path: string, out: string): Promise<void> {
+  process.env.SVC_BUILTIN_ENCODER = path;
   const m = machine();
-  header("bench:model: built-in model latency (sequential requests, fresh texts unless 'warm')", m);
+  header(`bench:model, encoder ${path}`, m);
   const reps = numberFlag("reps", 40);
   const engine = createEngine({ workers: 0 });
   const t0 = performance.now();
   await engine.load();
   const loadMs = performance.now() - t0;
+  const rssLoadedMiB = process.memoryUsage().rss / 2 ** 20;
   await measure(engine, 1, 4, 5); // warm-up: JIT, worker start-up
 
   // One request of one choice question (4 options, ~60-token state): direct and through HTTP.
@@ -135,15 +153,74 @@ async function main(): Promise<void> {
     `\nfit (fresh texts): time ≈ ${round(fit.a)} ms + ${round(fit.b, 3)} ms × pairs (r² ${round(fit.r2, 3)})` +
       `\nfit (warm cache):  time ≈ ${round(warmFit.a)} ms + ${round(warmFit.b, 4)} ms × pairs (r² ${round(warmFit.r2, 3)})`,
   );
-  writeResult("model-latency", m, {
+  const data = {
+    encoder: path,
     engine: engine.info.backend,
+    rssMiB: { afterLoad: round(rssLoadedMiB, 1), afterSweep: round(process.memoryUsage().rss / 2 ** 20, 1), peak: round(process.resourceUsage().maxRSS / 1024, 1) },
     engineDescription: engine.info.description,
     modelLoadMs: round(loadMs),
     repsPerConfig: reps,
     single: { tokensPerPair: round(single.tokensPerPair, 1), rows: singleRows, httpOverheadMs: overhead },
     sweep,
     fit: { freshTexts: { aMs: round(fit.a), bMsPerPair: round(fit.b, 4), r2: round(fit.r2, 4) }, warmCache: { aMs: round(warmFit.a), bMsPerPair: round(warmFit.b, 4), r2: round(warmFit.r2, 4) } },
-  });
+    loadAvg: { start: m.loadAvgAtStart, end: machine().loadAvgAtStart },
+  };
+  writeFileSync(out, JSON.stringify(data));
 }
 
-await main();
+type PathResult = {
+  encoder: string;
+  rssMiB: { afterLoad: number; afterSweep: number; peak: number };
+  single: { tokensPerPair: number; rows: { path: string; p50: number; p95: number }[] };
+  sweep: { questions: number; options: number; pairs: number; coldP50Ms: number; msPerPair: number }[];
+  fit: { freshTexts: { aMs: number; bMsPerPair: number; r2: number } };
+  loadAvg: { start: number; end: number };
+};
+
+/** Runs every path in its own process, one after the other, and reports them side by side. */
+async function main(): Promise<void> {
+  const m = machine();
+  header("bench:model: built-in model latency, encoder runtimes side by side (sequential requests, fresh texts unless 'warm')", m);
+  const wanted = (stringFlag("paths") ?? "tfjs,onnx,int8").split(",");
+  const paths = wanted.filter((p) => p !== "int8" || existsSync(encoderPath("int8")));
+  const script = fileURLToPath(import.meta.url);
+  const results: PathResult[] = [];
+  for (const path of paths) {
+    const out = join(tmpdir(), `svc-bench-model-${process.pid}-${path}.json`);
+    execFileSync(process.execPath, [script, "--path", path, "--out", out, "--reps", String(numberFlag("reps", 40))], { stdio: "inherit" });
+    results.push(JSON.parse(readFileSync(out, "utf8")) as PathResult);
+    rmSync(out, { force: true });
+  }
+  const base = results[0];
+  const pairsPerSecond = (r: PathResult): number => {
+    const big = r.sweep.filter((x) => x.pairs >= 255);
+    return big.reduce((a, x) => a + (1000 * x.pairs) / x.coldP50Ms, 0) / big.length;
+  };
+  console.log("\nside by side (ratios against the first path, measured in this run):");
+  printTable(
+    results.map((r) => ({
+      encoder: r.encoder,
+      "1x4 fresh p50 ms": r.single.rows[0].p50,
+      "1x4 fresh p95 ms": r.single.rows[0].p95,
+      "HTTP 1x4 fresh p50 ms": r.single.rows[2].p50,
+      "fit ms/pair": r.fit.freshTexts.bMsPerPair,
+      "pairs/s (255-256 pairs)": round(pairsPerSecond(r), 1),
+      "× pairs/s": round(pairsPerSecond(r) / pairsPerSecond(base), 2),
+      "RSS MiB load/peak": `${r.rssMiB.afterLoad}/${r.rssMiB.peak}`,
+    })),
+  );
+  console.log("\nfresh p50 ms per request:");
+  printTable(
+    base.sweep.map((row, i) => ({
+      "q × o": `${row.questions} × ${row.options}`,
+      pairs: row.pairs,
+      ...Object.fromEntries(results.flatMap((r) => [[`${r.encoder} ms`, r.sweep[i].coldP50Ms], [`${r.encoder} ms/pair`, r.sweep[i].msPerPair]])),
+    })),
+  );
+  writeResult("model-latency", m, { paths: results.map((r) => ({ ...r, pairsPerSecondAt255: round(pairsPerSecond(r), 1) })) });
+}
+
+const child = stringFlag("path");
+const out = stringFlag("out");
+if (child && out) await measurePath(child, out);
+else await main();
