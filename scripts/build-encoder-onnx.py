@@ -5,13 +5,16 @@ node from models/builtin/encoder/architecture.json and the weights of the npm pa
 package's vocab.json beside it, so that serving needs neither the package nor tfjs.
 
     apt-get install -y python3-onnx        # brings numpy
-    /usr/bin/python3 scripts/build-encoder-onnx.py
+    /usr/bin/python3 scripts/build-encoder-onnx.py [--int8]
 
 Runs in about 3 s on 2 cores. The output is deterministic: the same package gives the same bytes.
 
 The graph: input_ids and attention_mask, int32 [batch, length] (length <= 128, padding at the end
 of a row), out embeddings, float32 [batch, 512], unit length. Opset 17. A row's numbers do not
 depend on its padding: padded keys get a -1e9 attention bias and are left out of the mean.
+
+--int8 also writes encoder-int8.onnx: the same graph with every weight matrix in int8 (see
+Graph.matmul_int8).
 """
 
 import os
@@ -27,13 +30,14 @@ import encoder_arch  # noqa: E402
 
 OPSET = 17
 OUT = os.path.join(encoder_arch.ROOT, "models", "builtin", "encoder", "encoder.onnx")
+OUT_INT8 = os.path.join(encoder_arch.ROOT, "models", "builtin", "encoder", "encoder-int8.onnx")
 
 
 class Graph:
-    def __init__(self):
+    def __init__(self, int8=False):
         self.nodes = []
         self.initializers = []
-        self.count = 0
+        self.int8 = int8
 
     def const(self, name, array):
         self.initializers.append(numpy_helper.from_array(np.ascontiguousarray(array), name))
@@ -45,8 +49,44 @@ class Graph:
 
     def dense(self, x, weights, name):
         kernel, bias = weights
-        y = self.op("MatMul", [x, self.const(f"{name}.kernel", kernel)], f"{name}.matmul")
+        if self.int8:
+            y = self.matmul_int8(x, kernel, name)
+        else:
+            y = self.op("MatMul", [x, self.const(f"{name}.kernel", kernel)], f"{name}.matmul")
         return self.op("Add", [y, self.const(f"{name}.bias", bias)], name)
+
+    def matmul_int8(self, x, kernel, name):
+        """x @ kernel with int8 weights (symmetric, one scale per output column) and int8 activations
+        quantized at run time with one scale per row (token), stored as uint8 around 128. The usual dynamic quantization takes one
+        scale for the whole tensor, which would make a row's numbers depend on its batch company;
+        per-row scales and exact integer sums do not."""
+        k, n = kernel.shape
+        # 7-bit weights: x86 without VNNI sums pairs of uint8 x int8 products in int16, which 255 * 127 * 2
+        # would overflow; 255 * 63 * 2 does not.
+        w_scale = np.maximum(np.abs(kernel).max(axis=0), 1e-12).astype(np.float32) / np.float32(63)
+        w_q = np.clip(np.round(kernel / w_scale), -63, 63).astype(np.int8)
+        flat = self.op("Reshape", [x, self.const(f"{name}.flat.shape", np.array([-1, k], np.int64))], f"{name}.x.flat")
+        peak = self.op("ReduceMax", [self.op("Abs", [flat], f"{name}.x.abs")], f"{name}.x.peak", axes=[1], keepdims=1)
+        peak = self.op("Max", [peak, self.const(f"{name}.x.floor", np.array(1e-12, np.float32))], f"{name}.x.peak.safe")
+        x_scale = self.op("Div", [peak, self.const(f"{name}.x.levels", np.array(127, np.float32))], f"{name}.x.scale")
+        q = self.op("Round", [self.op("Div", [flat, x_scale], f"{name}.x.scaled")], f"{name}.x.rounded")
+        # uint8 with a fixed zero point of 128 (the fast uint8 x int8 kernels); the scale stays per row.
+        q = self.op("Add", [q, self.const(f"{name}.x.offset", np.array(128, np.float32))], f"{name}.x.shifted")
+        q = self.op("Cast", [q], f"{name}.x.q", to=TensorProto.UINT8)
+        acc = self.op(
+            "MatMulInteger",
+            [q, self.const(f"{name}.kernel.q", w_q), self.const(f"{name}.x.zero", np.array(128, np.uint8))],
+            f"{name}.acc",
+        )
+        y = self.op("Cast", [acc], f"{name}.acc.float", to=TensorProto.FLOAT)
+        y = self.op("Mul", [self.op("Mul", [y, x_scale], f"{name}.rows"), self.const(f"{name}.kernel.scale", w_scale)], f"{name}.flat")
+        lead = self.op(
+            "Slice",
+            [self.op("Shape", [x], f"{name}.x.shape"), self.const(f"{name}.zero", np.array([0], np.int64)), self.const(f"{name}.last", np.array([-1], np.int64))],
+            f"{name}.x.lead",
+        )
+        shape = self.op("Concat", [lead, self.const(f"{name}.width", np.array([n], np.int64))], f"{name}.out.shape", axis=0)
+        return self.op("Reshape", [y, shape], f"{name}.matmul")
 
     def norm(self, x, weights, eps, name):
         scale, bias = weights
@@ -59,10 +99,10 @@ class Graph:
         )
 
 
-def build(weights):
+def build(weights, int8=False):
     arch = weights.arch
     eps = arch["layerNormEpsilon"]
-    g = Graph()
+    g = Graph(int8)
     ids = "input_ids"
     mask = "attention_mask"
     maskf = g.op("Cast", [mask], "mask.float", to=TensorProto.FLOAT)
@@ -146,11 +186,14 @@ def build(weights):
 
 def main():
     weights = encoder_arch.Weights()
-    model = build(weights)
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    onnx.save(model, OUT)
+    for path, int8 in ((OUT, False), (OUT_INT8, True)):
+        if int8 and "--int8" not in sys.argv:
+            continue
+        model = build(weights, int8)
+        onnx.save(model, path)
+        print(f"{os.path.relpath(path, encoder_arch.ROOT)}: {os.path.getsize(path)} bytes, {weights.parameter_count()} parameters, {len(model.graph.node)} nodes")
     shutil.copyfile(os.path.join(encoder_arch.package_dir(weights.arch), "vocab.json"), os.path.join(os.path.dirname(OUT), "vocab.json"))
-    print(f"{os.path.relpath(OUT, encoder_arch.ROOT)}: {os.path.getsize(OUT)} bytes, {weights.parameter_count()} parameters, {len(model.graph.node)} nodes")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ scripts/build-encoder-onnx.py, for training: every weight is an nn.Parameter.
 
 --check embeds every row of a reference file written by scripts/record-encoder-reference.ts
 (vectors of the package's tfjs graph), one row at a time and again in padded batches of mixed
-lengths, and prints the largest absolute difference. About 20 s on 2 cores for 2,000 rows.
+lengths, and prints the largest absolute difference. About 3.5 minutes on 2 cores for 2,000 rows
+(Debian's torch 1.13 uses the system BLAS: `apt-get install -y libopenblas0-pthread` makes it 3x faster).
 
     from encoder_torch import Encoder
     model = Encoder.from_package()

@@ -32,3 +32,16 @@ test("a row's vector does not depend on its batch company: equal-length batches 
   assert.ok(Math.abs(norm - 1) < 1e-5);
   assert.ok(maxAbsDiff(alone, row.vector) <= 1e-4);
 });
+
+test("the int8 encoder file stays near the tfjs vectors and keeps a row's numbers independent of its batch", async () => {
+  const encoder = await onnxEncoder("int8");
+  const { alone, mixed } = await compare(encoder, sample, 7);
+  assert.ok(alone <= 0.05 && mixed <= 0.05, `alone ${alone}, mixed ${mixed}`);
+  const row = sample.find((r) => r.ids.length >= 8) ?? sample[0];
+  const len = row.ids.length;
+  const ids = new Int32Array(2 * len);
+  ids.set(Int32Array.from(row.ids, (id) => (id * 7 + 1) % 8002), 0);
+  ids.set(row.ids, len);
+  const pair = await encoder.embed(Int32Array.of(len, len), ids);
+  assert.deepEqual(pair.slice(512, 1024), await encoder.embed(Int32Array.of(len), row.ids));
+});
