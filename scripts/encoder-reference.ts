@@ -42,12 +42,7 @@ export async function compare(
   for (let at = 0; at < rows.length; at += batch) {
     const chunk = rows.slice(at, at + batch);
     const lengths = Int32Array.from(chunk, (r) => r.ids.length);
-    const ids = new Int32Array(lengths.reduce((a, b) => a + b, 0));
-    let k = 0;
-    for (const r of chunk) {
-      ids.set(r.ids, k);
-      k += r.ids.length;
-    }
+    const ids = Int32Array.from(chunk.flatMap((r) => Array.from(r.ids)));
     const out = await encoder.embed(lengths, ids);
     chunk.forEach((r, i) => (mixed = Math.max(mixed, maxAbsDiff(out.subarray(i * 512, (i + 1) * 512), r.vector))));
   }

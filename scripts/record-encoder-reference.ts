@@ -19,33 +19,11 @@ import { MODEL_MAX_TOKENS } from "../src/engine/builtin/pool.js";
 import { tfjsEncoder } from "../src/engine/builtin/tfjs-encoder.js";
 import type { ReferenceRow } from "./encoder-reference.js";
 import { rng } from "../test/helpers/zstd-frames.js";
+import { parseCsv } from "./csv.js";
 
 function arg(name: string, fallback: string): string {
   const at = process.argv.indexOf(name);
   return at >= 0 && process.argv[at + 1] ? process.argv[at + 1] : fallback;
-}
-
-/** Fields of one CSV line (quotes may wrap a field; "" inside is a quote). */
-function csvFields(line: string): string[] {
-  const out: string[] = [];
-  let field = "";
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i];
-    if (quoted) {
-      if (c === '"' && line[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ",") {
-      out.push(field);
-      field = "";
-    } else field += c;
-  }
-  out.push(field);
-  return out;
 }
 
 function randomStrings(count: number): string[] {
@@ -98,8 +76,7 @@ async function main(): Promise<void> {
   const samplePath = arg("--sample", join("test", "fixtures", "encoder-reference.json"));
   const tokenizer = builtinTokenizer();
   const texts: [string, string][] = [];
-  const stsbLines = readFileSync(stsb, "utf8").split("\n").filter((l) => l.trim());
-  for (const line of stsbLines) for (const s of csvFields(line).slice(0, 2)) texts.push(["stsb", s]);
+  for (const row of parseCsv(readFileSync(stsb, "utf8"))) for (const s of row.slice(0, 2)) texts.push(["stsb", s]);
   const fromEval = evalTexts(join("eval", "dev"));
   const chosen: [string, string][] = [];
   const seen = new Set<string>();

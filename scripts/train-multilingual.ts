@@ -40,46 +40,13 @@ import { EmbedPool, EMBED_DIM, MODEL_MAX_TOKENS } from "../src/engine/builtin/po
 import { builtinTokenizer, vocabPath, type Vocabulary } from "../src/engine/builtin/tokenizer.js";
 import { featureRows, PieceText, Student, type StudentMeta } from "../src/engine/builtin/student.js";
 import { cosine } from "../src/engine/builtin/builtin-engine.js";
+import { parseCsv } from "./csv.js";
 
 const D = EMBED_DIM;
 
 function flag(name: string, fallback: string): string {
   const at = process.argv.indexOf(`--${name}`);
   return at > 0 && at + 1 < process.argv.length ? process.argv[at + 1] : fallback;
-}
-
-/** RFC 4180 rows (quoted fields may hold commas, quotes and newlines). */
-export function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = "";
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"') {
-        if (text[i + 1] === '"') {
-          field += '"';
-          i++;
-        } else quoted = false;
-      } else field += c;
-    } else if (c === '"' && field === "") quoted = true;
-    else if (c === ",") {
-      row.push(field);
-      field = "";
-    } else if (c === "\n" || c === "\r") {
-      if (c === "\r" && text[i + 1] === "\n") i++;
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = "";
-    } else field += c;
-  }
-  if (field !== "" || row.length > 0) {
-    row.push(field);
-    rows.push(row);
-  }
-  return rows;
 }
 
 /** Sentences of one language and split, in row order (sentence1 and sentence2 of each row). */
