@@ -1,7 +1,8 @@
 /**
  * Model worker: loads the English encoder (Universal Sentence Encoder lite as an ONNX graph on
  * onnxruntime), or the multilingual student table, and embeds batches of token-id sequences. Runs
- * in a worker thread so inference never blocks the main event loop. Protocol types live in pool.ts; this file only runs inside a Worker.
+ * in a worker thread so inference never blocks the main event loop. Protocol types live in
+ * pool.ts; this file only runs inside a Worker.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { readFileSync, readlinkSync } from "node:fs";
