@@ -37,8 +37,8 @@ async function loggedAbandoned(svc: Service, count: number, withinMs: number): P
 const post = (svc: Service, key: string, body: object, signal?: AbortSignal): Promise<Fired> =>
   fire(`${svc.url}/v1/systemone`, key, body, { timeoutMs: 120_000, signal });
 
-/** About 2,400 fresh pairs: tens of seconds of model work on 2 cores, so it is surely still running while a test looks. */
-const bigRequest = (seed: number): object => maximalRequest(seed, { questions: 24, options: 100 });
+/** 12,288 fresh pairs: half a minute or more of model work on 2 cores, so it is surely still running while a test looks. */
+const bigRequest = (seed: number): object => maximalRequest(seed);
 
 describe("one key cannot crash or starve the service (default bounds)", () => {
   let svc: Service;
@@ -147,7 +147,8 @@ describe("past the server's own capacity: 503 with Retry-After", () => {
 
   test("2,400 pairs held: 1,000 more are refused 503 service_unavailable_error, 4 more are answered", async () => {
     const stopBig = new AbortController();
-    const big = post(svc, svc.key, bigRequest(3), stopBig.signal);
+    // 2,400 pairs: under the server's 3,000.
+    const big = post(svc, svc.key, maximalRequest(3, { questions: 24, options: 100 }), stopBig.signal);
     await sleep(500);
     const refused = await post(svc, keyB, maximalRequest(4, { questions: 10, options: 100 }));
     const small = await post(svc, keyB, smallRequest(3000));
