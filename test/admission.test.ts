@@ -61,12 +61,12 @@ describe("admission control in pairs", () => {
     assert.equal(a.held("a"), 1_000_000);
   });
 
-  test("Retry-After is the excess over the pairs drained per second in the last 10 s (200/s before any)", () => {
+  test("Retry-After is the excess over the pairs drained per second in the last 10 s (300/s before any)", () => {
     let now = 5_000_000;
     const a = new Admission({ perKey: 1000, total: 0 }, () => now);
     const first = a.admit("a", 1000);
-    // Nothing drained yet: 1,000 held + 1,000 asked - 1,000 allowed = 1,000 pairs at 200/s.
-    assert.equal(refusal(() => a.admit("a", 1000)).headers["retry-after"], "5");
+    // Nothing drained yet: 1,000 held + 1,000 asked - 1,000 allowed = 1,000 pairs at 300/s.
+    assert.equal(refusal(() => a.admit("a", 1000)).headers["retry-after"], "4");
     first();
     now += 2000;
     a.admit("a", 1000);
@@ -76,8 +76,8 @@ describe("admission control in pairs", () => {
     assert.equal(refusal(() => a.admit("a", 1_000_000)).headers["retry-after"], "60");
     assert.equal(refusal(() => a.admit("a", 1)).headers["retry-after"], "1");
     now += 20_000;
-    // Older than 10 s: forgotten, back to 200/s.
-    assert.equal(refusal(() => a.admit("a", 1000)).headers["retry-after"], "5");
+    // Older than 10 s: forgotten, back to 300/s.
+    assert.equal(refusal(() => a.admit("a", 1000)).headers["retry-after"], "4");
   });
 });
 

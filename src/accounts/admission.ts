@@ -11,8 +11,8 @@ const RETRY_MIN_S = 1;
 const RETRY_MAX_S = 60;
 /** The drain rate is measured over this window. */
 const RATE_WINDOW_MS = 10_000;
-/** Assumed until pairs have been measured: about what 2 cores drain with the built-in model (bench:model). */
-const DEFAULT_PAIRS_PER_S = 200;
+/** Assumed until pairs have been measured: about what 2 cores drain with the built-in model (~350/s, bench:model). */
+const DEFAULT_PAIRS_PER_S = 300;
 
 /**
  * Admission control for model work: a request holds its pairs from admission until it is answered,
