@@ -3,7 +3,7 @@ import type { KeyRecord } from "../accounts/store.js";
 import type { Limiter } from "../accounts/limits.js";
 import type { AccountStore } from "../accounts/store.js";
 import { answerNumbers, type AnswerNumbers } from "../engine/answer.js";
-import { CancelledError, EngineUnavailableError, planInTurns, type Engine, type Plan, type RawScores } from "../engine/engine.js";
+import { CancelledError, EngineUnavailableError, planInTurns, type Engine, type Plan, type RawScores, type RunOptions } from "../engine/engine.js";
 import { ApiError } from "../http/errors.js";
 import { ownTurn } from "../http/turns.js";
 import type { DecisionRequest, Question } from "../questions/question.js";
@@ -34,10 +34,31 @@ export interface FlowDeps {
  * loading. A cancelled run ends with the reason its signal was aborted with (a 503 at shutdown), or
  * as CancelledError when the client went away (nothing is answered then).
  */
-function rethrow(err: unknown, signal?: AbortSignal): never {
+function rethrow(err: unknown, scope?: Scope): never {
   if (err instanceof EngineUnavailableError) throw new ApiError(503, "model_loading", { headers: { "retry-after": "5" } });
-  if (err instanceof CancelledError && signal?.reason instanceof ApiError) throw signal.reason;
+  if (err instanceof CancelledError && scope?.signal.reason instanceof ApiError) throw scope.signal.reason;
   throw err;
+}
+
+/** A request as the flow sees it: its id, and whether it is still wanted. */
+export interface Scope {
+  readonly requestId: string;
+  /** True once the client went away or shutdown stopped the request; reading it costs nothing. */
+  readonly aborted: boolean;
+  /** Aborts likewise (its reason: the error to answer, at shutdown). Made when first read: an AbortSignal costs microseconds. */
+  readonly signal: AbortSignal;
+}
+
+/** Run options whose signal is made only if the engine reads it (a no-op engine does not). */
+class LazySignal implements RunOptions {
+  constructor(
+    readonly lane: string,
+    private readonly scope: Scope,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.scope.signal;
+  }
 }
 
 /** Pairs the model reads for a request: one per option or level, one per noul question. */
@@ -52,13 +73,9 @@ function pairCount(req: DecisionRequest): number {
  * the answer math and the usage record. The record is committed before this returns, so a response
  * is only ever sent for a request that is billed; anything that fails before that is not billed.
  * The request holds its pairs in admission control from before planning until it ends; when
- * `signal` aborts (the client went away, or shutdown), its queued work is dropped and it is not billed.
+ * the scope aborts (the client went away, or shutdown), its queued work is dropped and it is not billed.
  */
-export async function answer(
-  deps: FlowDeps,
-  req: DecisionRequest,
-  ctx: { key: KeyRecord; requestId: string; endpoint: string; signal?: AbortSignal },
-): Promise<Answered> {
+export async function answer(deps: FlowDeps, req: DecisionRequest, key: KeyRecord, endpoint: string, ctx: Scope): Promise<Answered> {
   const model = resolveModel(req.model);
   if (model === null) {
     throw new ApiError(404, "model_not_found", { params: { model: req.model, available: PUBLIC_MODELS.join(", ") } });
@@ -69,9 +86,9 @@ export async function answer(
       headers: { "retry-after": state === "loading" ? "5" : "30" },
     });
   }
-  const release = deps.admission.admit(ctx.key.id, pairCount(req));
+  const release = deps.admission.admit(key.id, pairCount(req));
   try {
-    return await planAndRun(deps, engine, model, req, ctx);
+    return await planAndRun(deps, engine, model, req, key, endpoint, ctx);
   } finally {
     release();
   }
@@ -82,39 +99,41 @@ async function planAndRun(
   engine: Engine,
   model: string,
   req: DecisionRequest,
-  ctx: { key: KeyRecord; requestId: string; endpoint: string; signal?: AbortSignal },
+  key: KeyRecord,
+  endpoint: string,
+  ctx: Scope,
 ): Promise<Answered> {
   // Planning a large request tokenizes every option (~150 ms for 12,000 pairs): it is planned a
   // step per turn of the event loop, keys in turn, and stops when the client has gone.
   let plan: Plan;
   try {
     const planned = planInTurns(engine.planSteps(req.state, req.questions), async () => {
-      await ownTurn(ctx.key.id);
-      if (ctx.signal?.aborted) throw new CancelledError();
+      await ownTurn(key.id);
+      if (ctx.aborted) throw new CancelledError();
     });
     plan = planned instanceof Promise ? await planned : planned;
   } catch (err) {
-    rethrow(err, ctx.signal);
+    rethrow(err, ctx);
   }
-  deps.limiter.reserve(ctx.key, plan.inputTokens);
+  deps.limiter.reserve(key, plan.inputTokens);
   let billed = false;
   try {
     let raw: RawScores;
     try {
-      raw = await engine.run(plan, { lane: ctx.key.id, signal: ctx.signal });
+      raw = await engine.run(plan, new LazySignal(key.id, ctx));
     } catch (err) {
-      rethrow(err, ctx.signal);
+      rethrow(err, ctx);
     }
     // Gone while the answer math was pending: still not billed.
-    if (ctx.signal?.aborted) rethrow(new CancelledError(), ctx.signal);
+    if (ctx.aborted) rethrow(new CancelledError(), ctx);
     const results = plan.questions.map((qp, i) => ({
       question: qp.question,
       numbers: answerNumbers(qp.question.kind, raw[i], qp.question.options.map((o) => o.key), engine.calibration),
     }));
     await deps.store.recordUsage({
-      keyId: ctx.key.id,
+      keyId: key.id,
       requestId: ctx.requestId,
-      endpoint: ctx.endpoint,
+      endpoint,
       model,
       inputTokens: plan.inputTokens,
       at: Date.now(),
@@ -122,6 +141,6 @@ async function planAndRun(
     billed = true;
     return { model, results, inputTokens: plan.inputTokens };
   } finally {
-    deps.limiter.settle(ctx.key, plan.inputTokens, billed);
+    deps.limiter.settle(key, plan.inputTokens, billed);
   }
 }

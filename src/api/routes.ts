@@ -21,7 +21,7 @@ export const ROUTES: Record<string, Route[]> = {
       auth: true,
       handler: async (ctx, deps) => {
         const request = parseSystemOne(await ctx.body());
-        const done = await answer(deps, request, { key: ctx.key!, requestId: ctx.requestId, endpoint: "/v1/systemone", signal: ctx.signal });
+        const done = await answer(deps, request, ctx.key!, "/v1/systemone", ctx);
         const response: SystemOneResponse = {
           model: done.model,
           answers: Object.fromEntries(done.results.map((r) => [r.question.key, systemOneAnswer(r.question, r.numbers)])),
@@ -37,7 +37,7 @@ export const ROUTES: Record<string, Route[]> = {
       auth: true,
       handler: async (ctx, deps) => {
         const request = parseDecide(await ctx.body());
-        const done = await answer(deps, request, { key: ctx.key!, requestId: ctx.requestId, endpoint: "/v1/decide", signal: ctx.signal });
+        const done = await answer(deps, request, ctx.key!, "/v1/decide", ctx);
         const fallback = request.minConfidence ?? deps.engine.engine.calibration.default_min_confidence;
         const response: DecideResponse = {
           id: ctx.requestId,
