@@ -90,27 +90,20 @@ export interface RunningServer {
   shutdown(graceMs?: number): Promise<void>;
 }
 
-function bodyReader(ctx: Pick<Ctx, "req" | "key">, timeoutMs: number): () => Promise<unknown> {
-  const { req } = ctx;
-  return async () => {
-    const codings = parseEncodings(req.headers["content-encoding"]);
-    checkContentType(req.headers["content-type"]);
-    const raw = await readRaw(req, timeoutMs);
-    if (raw.length > SMALL_BODY_BYTES || codings.length > 0) await ownTurn(ctx.key?.id ?? "");
-    return parseJson(decode(raw, codings));
-  };
-}
-
 /**
  * A request being handled: what shutdown and a broken connection need to reach it. Its AbortSignal
- * is made only when something asks for it: making one per request cost ~8% of the HTTP path with a
- * no-op engine (bench:server), and requests answered without the model never need it.
+ * is made only when something asks for it: making one per request (with getter literals for the
+ * context) cost 10-20% of the HTTP path with a no-op engine (bench:server), and requests answered
+ * without the model never need it.
  */
 class Flight {
-  /** Set when nothing must be written for it any more (its connection is gone or broken). */
-  gone = false;
   /** Set when it was stopped: null when its client left, else the error to answer (shutdown). */
   stopped: ApiError | null | undefined = undefined;
+
+  /** Nothing must be written for it any more (its connection is gone or broken). */
+  get gone(): boolean {
+    return this.stopped === null;
+  }
   private controller: AbortController | null = null;
 
   get signal(): AbortSignal {
@@ -125,7 +118,6 @@ class Flight {
   stop(reason: ApiError | null): void {
     if (this.stopped !== undefined) return;
     this.stopped = reason;
-    if (reason === null) this.gone = true;
     this.controller?.abort(reason ?? undefined);
   }
 }
@@ -133,15 +125,20 @@ class Flight {
 /** One request's context; its signal and abort state come from its Flight (getters on the prototype: no closures per request). */
 class RequestCtx implements Ctx {
   key: KeyRecord | null = null;
-  readonly body: () => Promise<unknown>;
 
   constructor(
     readonly req: IncomingMessage,
     readonly requestId: string,
     private readonly flight: Flight,
-    bodyTimeoutMs: number,
-  ) {
-    this.body = bodyReader(this, bodyTimeoutMs);
+    private readonly bodyTimeoutMs: number,
+  ) {}
+
+  async body(): Promise<unknown> {
+    const codings = parseEncodings(this.req.headers["content-encoding"]);
+    checkContentType(this.req.headers["content-type"]);
+    const raw = await readRaw(this.req, this.bodyTimeoutMs);
+    if (raw.length > SMALL_BODY_BYTES || codings.length > 0) await ownTurn(this.key?.id ?? "");
+    return parseJson(decode(raw, codings));
   }
 
   get signal(): AbortSignal {
@@ -201,9 +198,11 @@ export async function startServer(
   const headersTimeoutMs = opts.bodyTimeoutMs * 2;
   const maxConnections = opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
 
-  const logLine = (requestId: string, method: string, url: string, status: number, ms: string, prefix: string): void => {
+  /** `started`: performance.now() when the request began, or null for a response written straight to the socket. */
+  const logLine = (requestId: string, method: string, url: string, status: number, started: number | null, prefix: string): void => {
     if (!opts.log) return;
     const { path, query } = target(url);
+    const ms = started === null ? "0.0" : (performance.now() - started).toFixed(1);
     process.stdout.write(`${new Date().toISOString()} ${requestId} ${method} ${path}${maskedQuery(query)} ${status} ${ms}ms key=${prefix}\n`);
   };
 
@@ -264,7 +263,7 @@ export async function startServer(
       mine.delete(flight);
       flights.delete(flight);
       // 499: the client closed the connection before the answer (as nginx logs it).
-      logLine(requestId, req.method ?? "", req.url ?? "", flight.gone ? 499 : res.statusCode, (performance.now() - started).toFixed(1), ctx.key?.prefix ?? "-");
+      logLine(requestId, req.method ?? "", req.url ?? "", flight.gone ? 499 : res.statusCode, started, ctx.key?.prefix ?? "-");
       if (closing && flights.size === 0 && idle) idle();
     }
   };
@@ -307,7 +306,7 @@ export async function startServer(
       : new ApiError(400, "invalid_request");
     const { text, id } = rawResponse(e.status, timeout ? "Request Timeout" : "Bad Request", e);
     socket.end(text);
-    logLine(id, "-", "-", e.status, "0.0", "-");
+    logLine(id, "-", "-", e.status, null, "-");
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Question } from "../../questions/question.js";
 import { CancelledError, PLAN_PAIRS_PER_STEP, planNow, throwIfAborted, untilAborted, type Calibration, type PlanSteps, type Engine, type ModelInfo, type Plan, type QuestionPlan, type RawScores, type RunOptions } from "../engine.js";
-import { EmbedPool, type Encoder, type Ticket } from "./pool.js";
+import { EmbedPool, sequenceKey, type Encoder, type Ticket } from "./pool.js";
 import { builtinTokenizer, type Tokenizer } from "./tokenizer.js";
 
 export const MAX_PAIR_TOKENS = 256;
@@ -375,7 +375,7 @@ export class BuiltinEngine implements Engine {
     // and weighted once per request: 12,000 pairs would otherwise each allocate their own copy.
     const memo = new Map<string, Promise<Float64Array | null>>();
     const embed = (ids: Int32Array): Promise<Float64Array | null> => {
-      const key = String.fromCharCode(...ids);
+      const key = sequenceKey(ids);
       let v = memo.get(key);
       if (!v) memo.set(key, (v = this.embed(pool, ids, ticket)));
       return v;
@@ -388,8 +388,8 @@ export class BuiltinEngine implements Engine {
     };
     const side = async (p: PairWork, option: Int32Array, w: Mix, withNeutral: boolean): Promise<Features> => {
       if (option.length === 0) return { ...ZERO, neutral: ZERO };
-      // The neutral texts' sequences are asked for with the pair's own, not after them: one round
-      // trip to the encoder threads instead of two (a 1 x 4 request: ~3 ms less).
+      // The neutral texts' sequences are asked for with the pair's own, not after them: they do not
+      // depend on each other, so a new one costs no second round trip to the encoder threads.
       const own = Promise.all([
         embed(p.state),
         w.option !== 0 || w.stateQuestion !== 0 ? embed(option) : null,

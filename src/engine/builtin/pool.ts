@@ -18,9 +18,10 @@ export type WorkerReply =
 
 export const EMBED_DIM = 512;
 /**
- * Tokens per batch. Measured on 2 cores: 128 to 2,048 tokens per batch drain the same sequences per
- * second within the noise (72-114/s of 15 tokens), so batches are kept small: another lane's next
- * sequence waits for at most one batch per worker (~0.1 s) instead of ~1 s.
+ * Tokens per batch. Measured on 2 cores with sequences of 15 tokens: 256 to 2,048 tokens per batch
+ * drain the same sequences per second within the noise (ONNX encoder: 858-906/s at 256-512, 793-831/s
+ * at 2,048; the tfjs graph before it: 72-114/s at 128-2,048), so batches are kept small: another
+ * lane's next sequence waits for at most one small batch per worker.
  */
 const DEFAULT_BATCH_TOKENS = 256;
 /** The model reads at most this many tokens of a sequence (found by measurement: tokens past 128 do not change the output). */
@@ -76,7 +77,7 @@ interface Slot {
 }
 
 /** Ids are < 65536 (8k vocabulary), so one UTF-16 unit per id makes a compact exact key. */
-function sequenceKey(ids: Int32Array): string {
+export function sequenceKey(ids: Int32Array): string {
   return String.fromCharCode(...ids);
 }
 
