@@ -34,7 +34,7 @@ export class TrivialEngine implements Engine {
       const base = stateTokens + tokens(q.text);
       const pairTokens =
         q.kind === "noul" ? [base + tokens(q.yes) + tokens(q.no)] : q.options.map((o) => base + tokens(o.key) + tokens(o.description));
-      return { question: q, pairTokens };
+      return { question: q, pairTokens, stateCut: false };
     });
     const inputTokens = plans.reduce((s, p) => s + p.pairTokens.reduce((a, b) => a + b, 0), 0);
     return { questions: plans, inputTokens, work: null };

@@ -17,6 +17,8 @@ export interface QuestionPlan {
   question: Question;
   /** Tokens read per pair (choice: per option; score: per level; noul: one pair). */
   pairTokens: number[];
+  /** Whether a pair of this question read only the head of the state (the rest did not fit its tokens). */
+  stateCut: boolean;
 }
 
 /** What an engine will do for one request; tokens are known before any inference runs. */

@@ -269,7 +269,7 @@ export class OnnxEngine implements Engine {
       const pairTokens = pairs.map((p) => p.length);
       for (const n of pairTokens) inputTokens += n;
       step += pairs.length;
-      plans.push({ question: q, pairTokens });
+      plans.push({ question: q, pairTokens, stateCut: pairs.some((p) => p.state.length < stateIds.length) });
       work.pairs.push(pairs);
     }
     return { questions: plans, inputTokens, work };
