@@ -253,7 +253,8 @@ export class BuiltinEngine implements Engine {
   *planSteps(state: string, questions: Question[]): PlanSteps {
     const path = this.route(state, questions);
     const t = path.config.templates;
-    const stateIds = this.head(state);
+    const head = this.tokenizer.encodeHead(state, MAX_PAIR_TOKENS);
+    const stateIds = Int32Array.from(head.ids);
     const plans: QuestionPlan[] = [];
     const work: Work = { pairs: [], path };
     let inputTokens = 0;
@@ -286,7 +287,7 @@ export class BuiltinEngine implements Engine {
       const pairTokens = pairs.map((p) => p.state.length + p.question.length + p.option.length + p.no.length);
       inputTokens += pairTokens.reduce((a, b) => a + b, 0);
       step += pairs.length;
-      plans.push({ question: q, pairTokens });
+      plans.push({ question: q, pairTokens, stateCut: head.cut || pairs.some((p) => p.state.length < stateIds.length) });
       work.pairs.push(pairs);
     }
     return { questions: plans, inputTokens, work };
