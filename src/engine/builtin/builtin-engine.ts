@@ -6,6 +6,7 @@ import type { Question } from "../../questions/question.js";
 import { CancelledError, PLAN_PAIRS_PER_STEP, planNow, throwIfAborted, untilAborted, type Calibration, type PlanSteps, type Engine, type ModelInfo, type Plan, type QuestionPlan, type RawScores, type RunOptions } from "../engine.js";
 import { EmbedPool, sequenceKey, type Encoder, type Ticket } from "./pool.js";
 import { builtinTokenizer, type Tokenizer } from "./tokenizer.js";
+import { crossRows, type BareSides, type PairWork } from "./cross.js";
 
 export const MAX_PAIR_TOKENS = 256;
 /** Pairs whose features are started in one turn of the event loop (see features()). */
@@ -40,6 +41,9 @@ export interface ModelConfig {
     levelKeyOnly: string;
     yes: string;
     no: string;
+    /** Cross-encoder only: what a noul side reads when the caller gave no meaning for it (not billed). */
+    yesBare?: string;
+    noBare?: string;
   };
   choice: Mix;
   score: Mix;
@@ -78,14 +82,6 @@ export interface BuiltinEngineOptions {
   encoder?: "student" | "teacher";
 }
 
-/** Token ids of one (state + question, option) pair after cutting it to MAX_PAIR_TOKENS. */
-interface PairWork {
-  state: Int32Array;
-  question: Int32Array;
-  /** choice/score: the option text; noul: the yes part (the no part is in `no`). */
-  option: Int32Array;
-  no: Int32Array;
-}
 
 interface Work {
   pairs: PairWork[][];
@@ -174,6 +170,7 @@ export class BuiltinEngine implements Engine {
   readonly calibration: Calibration;
   readonly config: ModelConfig;
   private readonly tokenizer: Tokenizer;
+  private readonly bare: BareSides;
   private readonly main: Path;
   private readonly student: Path | null;
   private loading: Promise<void> | null = null;
@@ -183,6 +180,7 @@ export class BuiltinEngine implements Engine {
     this.config = readJson<ModelConfig>(join(dir, "model.json"));
     this.calibration = readJson<Calibration>(join(dir, "calibration.json"));
     this.tokenizer = builtinTokenizer();
+    this.bare = { yes: this.head(this.config.templates.yesBare ?? "Yes"), no: this.head(this.config.templates.noBare ?? "No") };
     const workers = opts.workers ?? Math.min(2, Math.max(1, availableParallelism()));
     const kind = opts.encoder ?? this.config.encoder ?? "teacher";
     const encoder: Encoder = kind === "student" ? { kind: "student", dir: join(dir, this.config.student ?? "multilingual") } : { kind: "teacher" };
@@ -291,6 +289,12 @@ export class BuiltinEngine implements Engine {
       work.pairs.push(pairs);
     }
     return { questions: plans, inputTokens, work };
+  }
+
+  /** The cross-encoder's sequences of every question of a plan (see cross.ts). */
+  crossRows(plan: Plan): Int32Array[][] {
+    const work = plan.work as Work;
+    return plan.questions.map((qp, i) => crossRows(qp.question.kind, work.pairs[i], this.bare));
   }
 
   /** Which encoder reads a plan ("teacher" or "student"). */

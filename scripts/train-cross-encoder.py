@@ -1,0 +1,231 @@
+#!/usr/bin/python3
+"""Fine-tunes the built-in English encoder (scripts/encoder_torch.py, the package's pretrained
+weights) as a cross-encoder: the model reads `state SEP question candidate` (src/engine/builtin/cross.ts)
+and a linear head on its pooled tanh layer gives the candidate's logit. Every example is a softmax
+over its candidates (options, levels, or the yes and no sides of a noul), trained with cross-entropy;
+score examples get an ordinal target (most mass on the gold level, some on its neighbours), so the
+answer moves along the scale with the evidence.
+
+    apt-get install -y python3-torch python3-numpy python3-onnx libopenblas0-pthread
+    /usr/bin/python3 scripts/build-decision-examples.py --data ../shared/data
+    node dist/scripts/tokenize-decisions.js training/build/public.tok.jsonl training/build/public.jsonl
+    node dist/scripts/tokenize-decisions.js training/build/authored.tok.jsonl training/authored/examples.jsonl
+    /usr/bin/python3 scripts/train-cross-encoder.py --minutes 45
+
+Inputs: the two tokenized files above. Output: training/build/cross.pt (the fine-tuned weights;
+scripts/build-encoder-onnx.py --cross turns it into models/builtin/cross/cross.onnx). Seeded (13);
+torch on CPU with 2 threads. The plan of steps is fixed from --rows (sequences to train on); --minutes
+stops early (saving what it has) when the machine is slower than planned. Measured runtime and
+throughput are printed at the end and recorded in models/builtin/cross/SOURCE.md.
+"""
+
+import argparse
+import json
+import math
+import os
+import random
+import sys
+import time
+
+import torch
+from torch import nn
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import encoder_arch  # noqa: E402
+from encoder_torch import Encoder  # noqa: E402
+
+SEED = 13
+CROSS_MAX_TOKENS = 257
+MAX_CANDIDATES = 6
+
+
+class CrossEncoder(nn.Module):
+    def __init__(self, encoder):
+        super().__init__()
+        self.encoder = encoder
+        self.score = nn.Linear(encoder.head.out_features, 1)
+        with torch.no_grad():
+            self.score.weight.normal_(0, 0.02)
+            self.score.bias.zero_()
+
+    def forward(self, ids, mask):
+        e = self.encoder
+        maskf = mask.to(torch.float32)
+        h = e.scale * e.embedding(ids * mask) + e.timing[: ids.shape[1]]
+        for layer in e.layers:
+            h = layer(h, maskf)
+        pooled = (h * maskf[:, :, None]).sum(1) / maskf.sum(1, keepdim=True).clamp(min=1)
+        return self.score(torch.tanh(e.head(pooled))).squeeze(-1)
+
+
+def build_model():
+    arch = encoder_arch.architecture()
+    arch["maxTokens"] = CROSS_MAX_TOKENS + 3
+    return CrossEncoder(Encoder(encoder_arch.Weights(arch=arch)))
+
+
+def load(path, weight):
+    out = []
+    with open(path, encoding="utf8") as f:
+        for line in f:
+            if line.strip():
+                e = json.loads(line)
+                e["weight"] = weight
+                out.append(e)
+    return out
+
+
+def targets(example, rows):
+    """Target distribution over the kept rows."""
+    n = len(rows)
+    t = [0.0] * n
+    gold = example["label"]
+    if example["type"] != "score" or n < 3:
+        t[gold] = 1.0
+        return t
+    t[gold] = 0.8
+    near = [i for i in (gold - 1, gold + 1) if 0 <= i < n]
+    for i in near:
+        t[i] = 0.2 / len(near)
+    return t
+
+
+def prepare(example, rng):
+    rows = example["rows"]
+    keep = list(range(len(rows)))
+    if example["type"] == "choice" and len(rows) > MAX_CANDIDATES:
+        others = [i for i in keep if i != example["label"]]
+        keep = sorted([example["label"]] + rng.sample(others, MAX_CANDIDATES - 1))
+    kept = [rows[i][:CROSS_MAX_TOKENS] for i in keep]
+    label = keep.index(example["label"])
+    return kept, targets(dict(example, label=label), kept), example["weight"]
+
+
+def batches(examples, rows_per_batch, rng):
+    """Examples of similar length together (less padding), batches in random order."""
+    order = sorted(examples, key=lambda e: (max(len(r) for r in e[0]), rng.random()))
+    out, cur, n = [], [], 0
+    for e in order:
+        if n + len(e[0]) > rows_per_batch and cur:
+            out.append(cur)
+            cur, n = [], 0
+        cur.append(e)
+        n += len(e[0])
+    if cur:
+        out.append(cur)
+    rng.shuffle(out)
+    return out
+
+
+def tensors(batch):
+    rows = [r for e in batch for r in e[0]]
+    width = max(len(r) for r in rows)
+    ids = torch.zeros(len(rows), width, dtype=torch.long)
+    mask = torch.zeros(len(rows), width, dtype=torch.long)
+    for i, r in enumerate(rows):
+        ids[i, : len(r)] = torch.tensor(r)
+        mask[i, : len(r)] = 1
+    return ids, mask
+
+
+def loss_of(logits, batch):
+    total, at, correct = 0.0, 0, 0
+    weights = 0.0
+    for rows, target, weight in batch:
+        n = len(rows)
+        lp = torch.log_softmax(logits[at : at + n], 0)
+        total = total - weight * (torch.tensor(target) * lp).sum()
+        weights += weight
+        correct += int(int(lp.argmax()) == max(range(n), key=lambda i: target[i]))
+        at += n
+    return total / weights, correct
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--public", default="training/build/public.tok.jsonl")
+    p.add_argument("--authored", default="training/build/authored.tok.jsonl")
+    p.add_argument("--authored-weight", type=float, default=2.0)
+    p.add_argument("--rows", type=int, default=120000, help="sequences to train on (sets the schedule)")
+    p.add_argument("--rows-per-batch", type=int, default=48)
+    p.add_argument("--lr", type=float, default=1e-4)
+    p.add_argument("--minutes", type=float, default=60)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--out", default="training/build/cross.pt")
+    a = p.parse_args()
+    torch.manual_seed(SEED)
+    rng = random.Random(SEED)
+    torch.set_num_threads(a.threads)
+
+    data = load(a.public, 1.0)
+    if os.path.exists(a.authored):
+        data += load(a.authored, a.authored_weight)
+    rng.shuffle(data)
+    held = data[:600]
+    train = data[600:]
+    prepared = [prepare(e, rng) for e in train]
+    rows_per_pass = sum(len(e[0]) for e in prepared)
+    plan = []
+    while sum(len(e[0]) for b in plan for e in b) < a.rows:
+        plan += batches(prepared, a.rows_per_batch, rng)
+    done_rows = 0
+    for i, b in enumerate(plan):
+        done_rows += sum(len(e[0]) for e in b)
+        if done_rows >= a.rows:
+            plan = plan[: i + 1]
+            break
+    steps = len(plan)
+    print(json.dumps({"examples": len(train), "rows_per_pass": rows_per_pass, "planned_rows": done_rows, "steps": steps}), flush=True)
+
+    model = build_model()
+    head_params = list(model.score.parameters())
+    body = [q for n, q in model.named_parameters() if not n.startswith("score.")]
+    opt = torch.optim.AdamW([{"params": body, "lr": a.lr}, {"params": head_params, "lr": a.lr * 10}], weight_decay=0.01)
+    warm = max(1, steps // 20)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warm) * max(0.02, 1 - s / steps))
+    held_batches = batches([prepare(e, rng) for e in held], 64, random.Random(1))
+
+    def evaluate():
+        model.eval()
+        right = n = 0
+        loss = 0.0
+        with torch.no_grad():
+            for b in held_batches:
+                l, c = loss_of(model(*tensors(b)), b)
+                loss += float(l) * len(b)
+                right += c
+                n += len(b)
+        model.train()
+        return loss / n, right / n
+
+    print(json.dumps({"step": 0, "held_loss_acc": evaluate()}), flush=True)
+    t0 = time.time()
+    seen = 0
+    running = None
+    model.train()
+    for step, b in enumerate(plan):
+        ids, mask = tensors(b)
+        loss, _ = loss_of(model(ids, mask), b)
+        opt.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        seen += ids.shape[0]
+        running = float(loss) if running is None else 0.98 * running + 0.02 * float(loss)
+        elapsed = time.time() - t0
+        if step % 100 == 0 or step == steps - 1:
+            print(json.dumps({"step": step, "loss": round(running, 4), "rows": seen, "rows_per_s": round(seen / max(elapsed, 1e-9), 1), "minutes": round(elapsed / 60, 1)}), flush=True)
+        if step % 500 == 499:
+            torch.save(model.state_dict(), a.out)
+            print(json.dumps({"step": step, "held_loss_acc": evaluate(), "saved": a.out}), flush=True)
+        if elapsed > a.minutes * 60:
+            print(json.dumps({"stopped_early_at_step": step, "of": steps}), flush=True)
+            break
+    torch.save(model.state_dict(), a.out)
+    print(json.dumps({"done": True, "steps": step + 1, "rows": seen, "minutes": round((time.time() - t0) / 60, 1),
+                      "rows_per_s": round(seen / (time.time() - t0), 1), "held_loss_acc": evaluate()}), flush=True)
+
+
+if __name__ == "__main__":
+    main()
