@@ -266,6 +266,12 @@ export const MESSAGES = {
     pt: "O servidor está no limite da sua capacidade; tente novamente em {retry} s.",
     fr: "Le serveur est à pleine capacité ; réessayez dans {retry} s.",
   },
+  dependency_unavailable: {
+    en: "A service this server depends on is unavailable; the request was not served or billed. Retry in {retry} s.",
+    es: "Un servicio del que depende este servidor no está disponible; la solicitud no se atendió ni se facturó. Reintente en {retry} s.",
+    pt: "Um serviço de que este servidor depende está indisponível; o pedido não foi atendido nem cobrado. Tente novamente em {retry} s.",
+    fr: "Un service dont dépend ce serveur est indisponible ; la requête n'a été ni traitée ni facturée. Réessayez dans {retry} s.",
+  },
   headers_timeout: {
     en: "The request headers did not arrive within {seconds} seconds.",
     es: "Las cabeceras de la solicitud no llegaron en {seconds} segundos.",
