@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Sync } from "./accounts/ledger-protocol.js";
 import type { AdmissionLimits } from "./accounts/admission.js";
@@ -28,7 +29,6 @@ export interface Config {
 export const DEFAULTS = {
   host: "127.0.0.1",
   port: 8080,
-  dataDir: "./data",
   perMinute: 600,
   perDay: 0,
   monthlyTokens: 0,
@@ -66,9 +66,17 @@ function int(name: string, value: string | number | undefined, fallback: number)
   return n;
 }
 
+/**
+ * The data folder: SVC_DATA_DIR, else the per-user $XDG_DATA_HOME/svc (~/.local/share/svc), so that
+ * every command finds the same keys whatever folder it is run from.
+ */
+function defaultDataDir(env: NodeJS.ProcessEnv): string {
+  return join(env.XDG_DATA_HOME || join(homedir(), ".local", "share"), "svc");
+}
+
 /** Reads SVC_DATA_DIR, HOST, PORT, SVC_PER_MINUTE, SVC_PER_DAY, SVC_MONTHLY_TOKENS, SVC_WORKERS, ... and SVC_CONFIG. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const dataDir = resolve(env.SVC_DATA_DIR || DEFAULTS.dataDir);
+  const dataDir = resolve(env.SVC_DATA_DIR || defaultDataDir(env));
   const file = env.SVC_CONFIG ? resolve(env.SVC_CONFIG) : join(dataDir, "config.json");
   let fc: FileConfig = {};
   if (existsSync(file)) {

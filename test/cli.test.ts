@@ -71,7 +71,8 @@ describe("svc CLI", () => {
     assert.match(unknown.stderr, /^svc: unknown command frobnicate\n/);
     const noName = await cli(["keys", "create"], env);
     assert.equal(noName.code, 1);
-    assert.equal(noName.stderr, "svc: keys create needs --name\n");
+    // The first command that opens the store in a new data folder names that folder.
+    assert.equal(noName.stderr, `svc: new key store in ${env.SVC_DATA_DIR} (set SVC_DATA_DIR to use another folder)\nsvc: keys create needs --name\n`);
     const badLimit = await cli(["keys", "create", "--name", "x", "--per-minute", "-3"], env);
     assert.equal(badLimit.code, 1);
     assert.equal(badLimit.stderr, "svc: --per-minute must be a whole number >= 0, got -3\n");

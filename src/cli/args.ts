@@ -32,3 +32,9 @@ export function flagInt(args: Args, name: string): number | null {
   if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a whole number >= 0, got ${v}`);
   return n;
 }
+
+/** The error for a missing or unknown subcommand: it names the choices. */
+export function subcommandError(command: string, sub: string | undefined, choices: string[]): Error {
+  const list = `${choices.slice(0, -1).join(", ")} or ${choices[choices.length - 1]}`;
+  return new Error(sub === undefined ? `${command} needs a subcommand: ${list}` : `unknown ${command} subcommand ${sub}; use ${list}`);
+}

@@ -1,8 +1,10 @@
+import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createEngine } from "../engine/registry.js";
 import type { Config } from "../config.js";
 import { loadDataset } from "../eval/dataset.js";
-import { abstention, accuracy, ece, judge, scoreItems, type Judged } from "../eval/metrics.js";
+import { abstention, accuracy, ece, judge, reliabilityBins, scoreItems, type Judged } from "../eval/metrics.js";
+import { reliabilitySvg } from "../eval/reliability.js";
 import type { QuestionKind } from "../questions/question.js";
 import { flagString, type Args } from "./args.js";
 
@@ -61,6 +63,15 @@ export async function evalCommand(config: Config, args: Args): Promise<number> {
       abstention: { threshold, ...abstention(all, threshold) },
       curve,
     };
+    const plot = flagString(args, "plot");
+    if (plot !== undefined) {
+      const series = [...langs, "all"].map((l) => {
+        const js = l === "all" ? all : pick((r) => r.s.item.lang === l);
+        return { name: l, bins: reliabilityBins(js), ece: ece(js) };
+      });
+      writeFileSync(plot, reliabilitySvg(`Reliability of ${result.backend} (${result.items} questions, split ${split})`, series));
+      process.stderr.write(`svc: reliability diagram written to ${plot}\n`);
+    }
     if (args.flags.has("json")) {
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
       return 0;
@@ -83,7 +94,7 @@ export async function evalCommand(config: Config, args: Args): Promise<number> {
     const rowsToShow = curve.some((c) => c.threshold === threshold) ? curve : [...curve, result.abstention].sort((a, b) => a.threshold - b.threshold);
     for (const c of rowsToShow) {
       const mark = c.threshold === threshold ? (given === undefined ? "  <- model default" : "  <- --threshold") : "";
-      out.push(`${c.threshold.toFixed(2).padStart(9)}  ${pct(c.coverage)}    ${pct(c.answeredAccuracy)}              ${pct(c.abstainedAccuracy)}${mark}`);
+      out.push(`${c.threshold.toFixed(2).padStart(9)}  ${pct(c.coverage)}    ${pct(c.answered_accuracy)}              ${pct(c.abstained_accuracy)}${mark}`);
     }
     process.stdout.write(`${out.join("\n")}\n`);
     return 0;

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { createKey } from "../accounts/keys.js";
 import { Admission } from "../accounts/admission.js";
 import { Limiter } from "../accounts/limits.js";
@@ -10,7 +11,7 @@ import { startServer } from "../http/server.js";
 import { ROUTES } from "../api/routes.js";
 import { dbPath, loadConfig, type Config } from "../config.js";
 import type { Question } from "../questions/question.js";
-import { flagInt, flagString, parseArgs, type Args } from "./args.js";
+import { flagInt, flagString, parseArgs, subcommandError, type Args } from "./args.js";
 
 const USAGE = `svc: a self-hostable decision service
 
@@ -23,14 +24,30 @@ const USAGE = `svc: a self-hostable decision service
                                      requests and input tokens per key for a month (default: this month)
   svc ask --state TEXT (--noul Q | --choice Q --options a,b,c | --score Q --levels l0,l1,l2)
                                      ask the model one question from the command line
-  svc models list | pull <hf-id> [--revision R] | use <name|path|builtin>
-                                     manage ONNX models (see docs/models.md)
-  svc eval [--dir eval/dev] [--split all|fit|test] [--threshold X] [--json]
-                                     accuracy and calibration on the labeled set
+  svc models list [--json]           the built-in model, installed models, and the one svc serve uses
+  svc models pull <hf-id> [--revision R] [--file onnx/model.onnx]
+                                     install an ONNX NLI model from the Hugging Face Hub (docs/models.md)
+  svc models use <name|path|builtin> make a model the one svc serve uses (SVC_MODEL overrides it)
+  svc eval [--dir eval/dev] [--split all|fit|test] [--threshold X] [--json] [--plot FILE.svg]
+                                     accuracy and calibration on the labeled set; --plot draws a reliability diagram
+  svc help, svc --help               this text
+
+Keys, usage and installed models live in the data folder: SVC_DATA_DIR, else $XDG_DATA_HOME/svc, else
+~/.local/share/svc. A command that starts a new store there says so on stderr.
 `;
 
+const COMMANDS = ["serve", "keys", "usage", "ask", "models", "eval", "help"];
+const KEYS_COMMANDS = ["create", "list", "revoke"];
+
+/** Opens the SQLite store; a new one is announced on stderr with its folder, so a command run from an unexpected place is noticed. */
+function openStore(config: Config, opts: { startLedger?: boolean } = {}) {
+  const path = dbPath(config);
+  if (!existsSync(path)) process.stderr.write(`svc: new key store in ${config.dataDir} (set SVC_DATA_DIR to use another folder)\n`);
+  return openSqliteStore(path, { sync: config.dbSync, ...opts });
+}
+
 async function withStore<T>(config: Config, fn: (store: AccountStore) => T): Promise<T> {
-  const store = openSqliteStore(dbPath(config), { sync: config.dbSync });
+  const store = openStore(config);
   try {
     return fn(store);
   } finally {
@@ -52,6 +69,7 @@ function fmtLimit(v: number | null): string {
 
 function keysCommand(config: Config, args: Args): Promise<number> {
   const [, sub, target] = args.positionals;
+  if (sub === undefined || !KEYS_COMMANDS.includes(sub)) throw subcommandError("keys", sub, KEYS_COMMANDS);
   return withStore(config, (store) => {
     if (sub === "create") {
       const name = flagString(args, "name");
@@ -85,7 +103,7 @@ function keysCommand(config: Config, args: Args): Promise<number> {
       process.stdout.write(`revoked ${k.id} (${k.name}, prefix ${k.prefix}) at ${k.revokedAt}\n`);
       return 0;
     }
-    throw new Error(`unknown keys command ${sub ?? ""}\n${USAGE}`);
+    throw subcommandError("keys", sub, KEYS_COMMANDS);
   });
 }
 
@@ -109,7 +127,8 @@ function usageCommand(config: Config, args: Args): Promise<number> {
       return 1;
     }
     if (args.flags.has("json")) {
-      process.stdout.write(`${JSON.stringify({ month: label, keys: rows })}\n`);
+      const keys = rows.map((r) => ({ key_id: r.keyId, name: r.name, prefix: r.prefix, requests: r.requests, input_tokens: r.inputTokens }));
+      process.stdout.write(`${JSON.stringify({ month: label, keys })}\n`);
       return 0;
     }
     process.stdout.write(`usage for ${label} (UTC)\nid                    name                 prefix    requests  input_tokens\n`);
@@ -123,7 +142,7 @@ function usageCommand(config: Config, args: Args): Promise<number> {
 }
 
 async function serveCommand(config: Config): Promise<number> {
-  const store = openSqliteStore(dbPath(config), { sync: config.dbSync, startLedger: true });
+  const store = openStore(config, { startLedger: true });
   if (store.listKeys().length === 0) {
     const { key, record } = createKey(
       store,
@@ -226,12 +245,13 @@ async function askCommand(config: Config, args: Args): Promise<number> {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, ["json"]);
+  const args = parseArgs(argv, ["json", "help"]);
   const cmd = args.positionals[0];
-  if (!cmd || cmd === "help" || args.flags.has("help")) {
+  if (cmd === "help" || cmd === "-h" || args.flags.has("help")) {
     process.stdout.write(USAGE);
-    return cmd ? 0 : 1;
+    return 0;
   }
+  if (cmd === undefined) throw new Error(`missing command: use ${COMMANDS.join(", ")}\n${USAGE}`);
   const config = loadConfig();
   switch (cmd) {
     case "serve":

@@ -5,13 +5,7 @@ import { createOnnxEngine } from "../engine/onnx/onnx-engine.js";
 import { selectModel } from "../engine/registry.js";
 import { human, pullModel } from "../models/pull.js";
 import { listInstalled, resolveChoice, writeActive } from "../models/store.js";
-import { flagString, type Args } from "./args.js";
-
-export const MODELS_USAGE = `  svc models list [--json]           installed models, their sizes and the one svc serve uses
-  svc models pull <hf-id> [--revision R] [--file onnx/model.onnx]
-                                     download an ONNX NLI model from the Hugging Face Hub (HF_ENDPOINT, HF_TOKEN)
-  svc models use <name|path|builtin> make a model the one svc serve uses (SVC_MODEL overrides it)
-`;
+import { flagString, subcommandError, type Args } from "./args.js";
 
 const SERVES = PUBLIC_MODELS.join(", ");
 
@@ -53,7 +47,7 @@ function list(config: Config, json: boolean): number {
   }
   process.stdout.write(`  ${"NAME".padEnd(48)} ${"REVISION".padEnd(12)} ${"SIZE".padStart(10)}  PULLED\n`);
   for (const r of rows) {
-    const name = r.name === "builtin" ? "builtin (built-in English model)" : r.hub_id ? r.name : `${r.name} (${r.path})`;
+    const name = r.name === "builtin" ? "builtin (built-in model: en, es, pt, fr, de)" : r.hub_id ? r.name : `${r.name} (${r.path})`;
     process.stdout.write(
       `${r.active ? "*" : " "} ${name.padEnd(48)} ${(r.revision?.slice(0, 12) ?? "-").padEnd(12)} ${(r.size === null ? "-" : human(r.size)).padStart(10)}  ${r.pulled_at ?? "-"}\n`,
     );
@@ -125,6 +119,6 @@ export async function modelsCommand(config: Config, args: Args): Promise<number>
     case "use":
       return use(config, target);
     default:
-      throw new Error(`unknown models command ${sub ?? ""}\n${MODELS_USAGE}`);
+      throw subcommandError("models", sub, ["list", "pull", "use"]);
   }
 }

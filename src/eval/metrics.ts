@@ -63,9 +63,17 @@ export function judge(s: Scored, cal: Calibration): Judged & { numbers: AnswerNu
   };
 }
 
-/** Expected calibration error of the top-label probability, 10 equal-width bins. */
-export function ece(judged: Judged[], bins = 10): number {
-  if (judged.length === 0) return 0;
+/** One confidence bin: how many answers fell in it, their mean top probability and their accuracy. */
+export interface Bin {
+  lo: number;
+  hi: number;
+  n: number;
+  confidence: number;
+  accuracy: number;
+}
+
+/** Equal-width bins of the probability the model gave its own answer; empty bins are left out. */
+export function reliabilityBins(judged: Judged[], bins = 10): Bin[] {
   const sums = Array.from({ length: bins }, () => ({ n: 0, conf: 0, acc: 0 }));
   for (const j of judged) {
     const b = Math.min(bins - 1, Math.floor(j.top * bins));
@@ -73,7 +81,12 @@ export function ece(judged: Judged[], bins = 10): number {
     sums[b].conf += j.top;
     sums[b].acc += j.correct ? 1 : 0;
   }
-  return sums.reduce((e, s) => (s.n === 0 ? e : e + (s.n / judged.length) * Math.abs(s.acc / s.n - s.conf / s.n)), 0);
+  return sums.flatMap((s, i) => (s.n === 0 ? [] : [{ lo: i / bins, hi: (i + 1) / bins, n: s.n, confidence: s.conf / s.n, accuracy: s.acc / s.n }]));
+}
+
+/** Expected calibration error of the top-label probability, 10 equal-width bins. */
+export function ece(judged: Judged[], bins = 10): number {
+  return reliabilityBins(judged, bins).reduce((e, b) => e + (b.n / judged.length) * Math.abs(b.accuracy - b.confidence), 0);
 }
 
 export function accuracy(judged: Judged[]): number {
@@ -81,13 +94,13 @@ export function accuracy(judged: Judged[]): number {
 }
 
 /** Share answered, accuracy on the answered ones and on the abstained ones, for a confidence threshold. */
-export function abstention(judged: Judged[], threshold: number): { coverage: number; answeredAccuracy: number; abstainedAccuracy: number; n: number } {
+export function abstention(judged: Judged[], threshold: number): { coverage: number; answered_accuracy: number; abstained_accuracy: number; n: number } {
   const answered = judged.filter((j) => j.confidence >= threshold);
   const abstained = judged.filter((j) => j.confidence < threshold);
   return {
     coverage: judged.length === 0 ? NaN : answered.length / judged.length,
-    answeredAccuracy: accuracy(answered),
-    abstainedAccuracy: accuracy(abstained),
+    answered_accuracy: accuracy(answered),
+    abstained_accuracy: accuracy(abstained),
     n: judged.length,
   };
 }
