@@ -7,8 +7,7 @@ import { createKey } from "../src/accounts/keys.js";
 import { Admission } from "../src/accounts/admission.js";
 import { Limiter } from "../src/accounts/limits.js";
 import type { Sync } from "../src/accounts/ledger-protocol.js";
-import { openSqliteStore } from "../src/accounts/sqlite-store.js";
-import type { AccountStore } from "../src/accounts/store.js";
+import { openSqliteStore, type SqliteStore } from "../src/accounts/sqlite-store.js";
 import { ROUTES } from "../src/api/routes.js";
 import type { Engine } from "../src/engine/engine.js";
 import { startServer } from "../src/http/server.js";
@@ -135,7 +134,7 @@ export const autocannon = require("autocannon") as (opts: CannonOptions) => Prom
 export interface InProcess {
   url: string;
   key: string;
-  store: AccountStore;
+  store: SqliteStore;
   close(): Promise<void>;
 }
 
@@ -143,7 +142,7 @@ export interface InProcess {
 export async function startInProcess(engine: Engine, sync: Sync = "full"): Promise<InProcess> {
   const store = openSqliteStore(join(tempDir(), "svc.sqlite"), { sync, startLedger: true });
   const off = { perMinute: null, perDay: null, monthlyTokens: null };
-  const { key } = createKey(store, "bench", off);
+  const { key } = await createKey(store, "bench", off);
   await engine.load();
   const server = await startServer(
     ROUTES,

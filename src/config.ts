@@ -24,6 +24,19 @@ export interface Config {
   dbSync: Sync;
   log: boolean;
   bootstrapKey: string | null;
+  /** Shared state for several instances (docs/deploy.md): keys and usage in PostgreSQL, limit counters in Redis. */
+  shared: SharedConfig;
+}
+
+export interface SharedConfig {
+  /** postgres://... or null for the embedded SQLite file. */
+  databaseUrl: string | null;
+  /** redis://... or null for counters in this process (needs databaseUrl). */
+  redisUrl: string | null;
+  pgPoolSize: number;
+  pgTimeoutMs: number;
+  redisTimeoutMs: number;
+  redisPrefix: string;
 }
 
 export const DEFAULTS = {
@@ -41,6 +54,10 @@ export const DEFAULTS = {
   maxPairsPerKey: 16_384,
   maxPairs: 32_768,
   maxConnections: 1024,
+  pgPoolSize: 10,
+  pgTimeoutMs: 5000,
+  redisTimeoutMs: 1000,
+  redisPrefix: "svc:",
 } as const;
 
 type FileConfig = Partial<{
@@ -57,6 +74,12 @@ type FileConfig = Partial<{
   max_connections: number;
   db_sync: Sync;
   log: boolean;
+  database_url: string;
+  redis_url: string;
+  pg_pool_size: number;
+  pg_timeout_ms: number;
+  redis_timeout_ms: number;
+  redis_prefix: string;
 }>;
 
 function int(name: string, value: string | number | undefined, fallback: number): number {
@@ -110,9 +133,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbSync: sync,
     log: env.SVC_LOG !== undefined ? env.SVC_LOG !== "0" && env.SVC_LOG !== "off" : fc.log ?? true,
     bootstrapKey: env.SVC_BOOTSTRAP_KEY || null,
+    shared: sharedConfig(env, fc),
   };
 }
 
 export function dbPath(config: Config): string {
   return join(config.dataDir, "svc.sqlite");
+}
+
+function sharedConfig(env: NodeJS.ProcessEnv, fc: FileConfig): SharedConfig {
+  const databaseUrl = env.SVC_DATABASE_URL || fc.database_url || null;
+  const redisUrl = env.SVC_REDIS_URL || fc.redis_url || null;
+  if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new Error("SVC_DATABASE_URL must start with postgres:// or postgresql://");
+  if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) throw new Error("SVC_REDIS_URL must start with redis:// or rediss://");
+  // The counters are rebuilt from the ledger when Redis loses them: that ledger must be the shared one.
+  if (redisUrl !== null && databaseUrl === null) throw new Error("SVC_REDIS_URL needs SVC_DATABASE_URL: Redis counters are rebuilt from the shared usage ledger");
+  return {
+    databaseUrl,
+    redisUrl,
+    pgPoolSize: int("SVC_PG_POOL_SIZE", env.SVC_PG_POOL_SIZE ?? fc.pg_pool_size, DEFAULTS.pgPoolSize) || DEFAULTS.pgPoolSize,
+    pgTimeoutMs: int("SVC_PG_TIMEOUT_MS", env.SVC_PG_TIMEOUT_MS ?? fc.pg_timeout_ms, DEFAULTS.pgTimeoutMs) || DEFAULTS.pgTimeoutMs,
+    redisTimeoutMs: int("SVC_REDIS_TIMEOUT_MS", env.SVC_REDIS_TIMEOUT_MS ?? fc.redis_timeout_ms, DEFAULTS.redisTimeoutMs) || DEFAULTS.redisTimeoutMs,
+    redisPrefix: env.SVC_REDIS_PREFIX || fc.redis_prefix || DEFAULTS.redisPrefix,
+  };
 }

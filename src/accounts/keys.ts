@@ -21,15 +21,15 @@ export function keyPrefix(key: string): string | null {
   return KEY_RE.exec(key)?.[1] ?? null;
 }
 
-export function createKey(
+export async function createKey(
   store: AccountStore,
   name: string,
   limits: KeyLimits,
   keyString: string = makeKeyString(),
-): { key: string; record: KeyRecord } {
+): Promise<{ key: string; record: KeyRecord }> {
   const prefix = keyPrefix(keyString);
   if (!prefix) throw new Error("a key must look like svc_<8 hex>_<16-128 characters of [A-Za-z0-9_-]>");
-  if (store.findByPrefix(prefix)) throw new Error(`a key with prefix ${prefix} already exists`);
+  if (await store.findByPrefix(prefix)) throw new Error(`a key with prefix ${prefix} already exists`);
   const record: KeyRecord = {
     id: `key_${randomBytes(8).toString("hex")}`,
     name,
@@ -39,15 +39,22 @@ export function createKey(
     revokedAt: null,
     ...limits,
   };
-  store.insertKey(record);
+  await store.insertKey(record);
   return { key: keyString, record };
 }
 
-/** The active key record for a presented key, or null (unknown, malformed or revoked). */
-export function authenticate(store: AccountStore, presented: string): KeyRecord | null {
+/**
+ * The active key record for a presented key, or null (unknown, malformed or revoked): a plain value
+ * when the store has the key cached, as it has on almost every request.
+ */
+export function authenticate(store: AccountStore, presented: string): KeyRecord | null | Promise<KeyRecord | null> {
   const prefix = keyPrefix(presented);
   if (!prefix) return null;
-  const record = store.findByPrefix(prefix);
+  const found = store.findByPrefix(prefix);
+  return found instanceof Promise ? found.then((record) => verify(record, presented)) : verify(found, presented);
+}
+
+function verify(record: KeyRecord | null, presented: string): KeyRecord | null {
   if (!record) return null;
   const a = Buffer.from(hashKey(presented), "latin1");
   const b = Buffer.from(record.hash, "latin1");

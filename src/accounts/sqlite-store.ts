@@ -3,6 +3,7 @@ import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { UsageLedger } from "./ledger.js";
 import { applyPragmas, type Sync } from "./ledger-protocol.js";
+import { MIGRATIONS_TABLE, pending } from "./migrations.js";
 import type { AccountStore, KeyRecord, UsageRecord, UsageRow } from "./store.js";
 
 interface KeyRow {
@@ -31,12 +32,36 @@ function toKey(r: KeyRow): KeyRecord {
   };
 }
 
+/** Applies the migrations this file lacks, in one write transaction (a second process opening the file waits for it). */
+function migrate(db: Database.Database): void {
+  db.exec(MIGRATIONS_TABLE);
+  const applied = db.prepare("SELECT version FROM schema_migrations").pluck();
+  const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");
+  db.transaction(() => {
+    for (const m of pending(applied.all() as number[])) {
+      db.exec(m.sqlite);
+      record.run(m.version, m.name, new Date().toISOString());
+    }
+  }).immediate();
+}
+
+/** The embedded store: every call returns a plain value. */
+export interface SqliteStore extends AccountStore {
+  insertKey(key: KeyRecord): void;
+  listKeys(): KeyRecord[];
+  revokeKey(idOrPrefix: string): KeyRecord | null;
+  findByPrefix(prefix: string): KeyRecord | null;
+  usageBetween(keyId: string, from: number, to: number): { requests: number; inputTokens: number };
+  report(from: number, to: number, key?: string): UsageRow[];
+  countUsage(): number;
+}
+
 /**
  * Keys and the usage ledger in one SQLite file (pragmas in ledger-protocol.ts). Reads and key changes
  * run on this connection; usage records are written by the ledger worker on a second one, started at
  * once with `startLedger` (a server) or with the first record.
  */
-export function openSqliteStore(file: string, opts: { sync?: Sync; startLedger?: boolean } = {}): AccountStore {
+export function openSqliteStore(file: string, opts: { sync?: Sync; startLedger?: boolean } = {}): SqliteStore {
   // Keys (hashed) and usage are the operator's alone: a new folder is 700 and a new file 600 (SQLite
   // gives its -wal and -shm files the database file's mode).
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
@@ -44,33 +69,7 @@ export function openSqliteStore(file: string, opts: { sync?: Sync; startLedger?:
   const sync = opts.sync ?? "full";
   const db = new Database(file);
   applyPragmas(db, sync);
-  db.exec(`
-    CREATE TABLE IF NOT EXISTS keys (
-      id TEXT PRIMARY KEY,
-      name TEXT NOT NULL,
-      prefix TEXT NOT NULL UNIQUE,
-      hash TEXT NOT NULL,
-      created_at TEXT NOT NULL,
-      revoked_at TEXT,
-      per_minute INTEGER,
-      per_day INTEGER,
-      monthly_tokens INTEGER
-    );
-    CREATE TABLE IF NOT EXISTS usage (
-      request_id TEXT PRIMARY KEY,
-      key_id TEXT NOT NULL,
-      endpoint TEXT NOT NULL,
-      model TEXT NOT NULL,
-      input_tokens INTEGER NOT NULL,
-      at INTEGER NOT NULL
-    );
-    CREATE INDEX IF NOT EXISTS usage_key_at ON usage (key_id, at);
-    CREATE TABLE IF NOT EXISTS key_changes (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL);
-    INSERT OR IGNORE INTO key_changes (id, n) VALUES (1, 0);
-    CREATE TRIGGER IF NOT EXISTS key_inserted AFTER INSERT ON keys BEGIN UPDATE key_changes SET n = n + 1; END;
-    CREATE TRIGGER IF NOT EXISTS key_updated AFTER UPDATE ON keys BEGIN UPDATE key_changes SET n = n + 1; END;
-    CREATE TRIGGER IF NOT EXISTS key_deleted AFTER DELETE ON keys BEGIN UPDATE key_changes SET n = n + 1; END;
-  `);
+  migrate(db);
   const insertKey = db.prepare(
     `INSERT INTO keys (id, name, prefix, hash, created_at, revoked_at, per_minute, per_day, monthly_tokens)
      VALUES (@id, @name, @prefix, @hash, @createdAt, @revokedAt, @perMinute, @perDay, @monthlyTokens)`,
@@ -145,6 +144,7 @@ export function openSqliteStore(file: string, opts: { sync?: Sync; startLedger?:
     },
     report: (from, to, key) => report.all({ from, to, key: key ?? null }) as UsageRow[],
     countUsage: () => (count.get() as { n: number }).n,
+    dependency: null,
     async close() {
       await ledger.close();
       db.close();

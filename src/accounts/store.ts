@@ -1,4 +1,12 @@
-/** What the service keeps about keys and usage. The embedded default is one SQLite file (sqlite-store.ts). */
+/**
+ * What the service keeps about keys and usage. The embedded default is one SQLite file (sqlite-store.ts),
+ * whose calls return plain values; the shared one is PostgreSQL (pg-store.ts), whose calls return
+ * promises. Callers await either.
+ */
+import type { Dependency } from "./dependency.js";
+
+export type MaybePromise<T> = T | Promise<T>;
+
 export interface KeyLimits {
   perMinute: number | null;
   perDay: number | null;
@@ -35,19 +43,24 @@ export interface UsageRow {
 }
 
 export interface AccountStore {
-  insertKey(key: KeyRecord): void;
-  listKeys(): KeyRecord[];
+  insertKey(key: KeyRecord): MaybePromise<void>;
+  listKeys(): MaybePromise<KeyRecord[]>;
   /** Revokes by id or prefix; returns the revoked key, or null when none matches. */
-  revokeKey(idOrPrefix: string): KeyRecord | null;
-  /** The key with this prefix, revoked or not. The record is shared: callers must not change it. */
-  findByPrefix(prefix: string): KeyRecord | null;
+  revokeKey(idOrPrefix: string): MaybePromise<KeyRecord | null>;
+  /**
+   * The key with this prefix, revoked or not; a plain value when it is cached (every request reads
+   * one). The record is shared: callers must not change it.
+   */
+  findByPrefix(prefix: string): MaybePromise<KeyRecord | null>;
   /** Writes one usage record durably; resolves only when it is committed (records may share a commit). */
   recordUsage(rec: UsageRecord): Promise<void>;
   /** Input tokens and requests billed to a key in [from, to) (ms). */
-  usageBetween(keyId: string, from: number, to: number): { requests: number; inputTokens: number };
+  usageBetween(keyId: string, from: number, to: number): MaybePromise<{ requests: number; inputTokens: number }>;
   /** Usage per key in [from, to), optionally for one key (id or prefix). */
-  report(from: number, to: number, key?: string): UsageRow[];
-  countUsage(): number;
-  /** Waits for the usage records already handed over to be committed, then closes the file. */
+  report(from: number, to: number, key?: string): MaybePromise<UsageRow[]>;
+  countUsage(): MaybePromise<number>;
+  /** The shared service behind the store, watched for /healthz and 503s (none for the embedded file). */
+  readonly dependency: Dependency | null;
+  /** Waits for the usage records already handed over to be committed, then closes the file or pool. */
   close(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import type { Admission } from "../accounts/admission.js";
+import type { Dependency } from "../accounts/dependency.js";
 import type { KeyRecord } from "../accounts/store.js";
-import type { Limiter } from "../accounts/limits.js";
+import type { LimitCounters } from "../accounts/limits.js";
 import type { AccountStore } from "../accounts/store.js";
 import { answerNumbers, type AnswerNumbers } from "../engine/answer.js";
 import { CancelledError, EngineUnavailableError, planInTurns, type Engine, type Plan, type RawScores, type RunOptions } from "../engine/engine.js";
@@ -25,8 +26,10 @@ export interface EngineHandle {
 export interface FlowDeps {
   engine: EngineHandle;
   store: AccountStore;
-  limiter: Limiter;
+  limiter: LimitCounters;
   admission: Admission;
+  /** Shared services (PostgreSQL, Redis) that must be up for a metered request; none for the embedded store. */
+  dependencies?: readonly Dependency[];
 }
 
 /**
@@ -115,7 +118,8 @@ async function planAndRun(
   } catch (err) {
     rethrow(err, ctx);
   }
-  deps.limiter.reserve(key, plan.inputTokens);
+  const reserved = deps.limiter.reserve(key, plan.inputTokens, ctx.requestId);
+  if (reserved) await reserved;
   let billed = false;
   try {
     let raw: RawScores;
@@ -141,6 +145,7 @@ async function planAndRun(
     billed = true;
     return { model, results, inputTokens: plan.inputTokens };
   } finally {
-    deps.limiter.settle(key, plan.inputTokens, billed);
+    const settled = deps.limiter.settle(key, plan.inputTokens, billed, ctx.requestId);
+    if (settled) await settled;
   }
 }

@@ -1,12 +1,26 @@
 import type { Route } from "../http/server.js";
-import { answer } from "./flow.js";
+import { answer, type EngineHandle, type FlowDeps } from "./flow.js";
 import { decideAnswer, parseDecide, type DecideResponse } from "./decide.js";
 import { listModels } from "./models.js";
 import { parseSystemOne, systemOneAnswer, type SystemOneResponse } from "./systemone.js";
 
+/**
+ * Always 200 (a load balancer's check sees the process answer); the body says whether it can serve:
+ * the model's state and, with shared state, each dependency ("down" means requests get 503 now).
+ */
+function health(deps: FlowDeps): { status: "ok" | "degraded"; model: EngineHandle["state"]; dependencies?: Record<string, "up" | "down"> } {
+  const shared = deps.dependencies ?? [];
+  if (shared.length === 0) return { status: "ok", model: deps.engine.state };
+  return {
+    status: shared.every((d) => d.up) ? "ok" : "degraded",
+    model: deps.engine.state,
+    dependencies: Object.fromEntries(shared.map((d) => [d.name, d.up ? "up" : "down"])),
+  };
+}
+
 /** Every endpoint: both APIs differ only in their parser and serializer around the shared flow. */
 export const ROUTES: Record<string, Route[]> = {
-  "/healthz": [{ method: "GET", auth: false, handler: async (_ctx, deps) => ({ status: "ok", model: deps.engine.state }) }],
+  "/healthz": [{ method: "GET", auth: false, handler: async (_ctx, deps) => health(deps) }],
   "/v1/models": [
     {
       method: "GET",

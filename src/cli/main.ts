@@ -1,8 +1,7 @@
 import { existsSync } from "node:fs";
 import { createKey } from "../accounts/keys.js";
 import { Admission } from "../accounts/admission.js";
-import { Limiter } from "../accounts/limits.js";
-import { openSqliteStore } from "../accounts/sqlite-store.js";
+import { openAccounts, openAccountStore } from "../accounts/open.js";
 import type { AccountStore, KeyLimits } from "../accounts/store.js";
 import type { EngineHandle } from "../api/flow.js";
 import { answerNumbers } from "../engine/answer.js";
@@ -39,17 +38,21 @@ Keys, usage and installed models live in the data folder: SVC_DATA_DIR, else $XD
 const COMMANDS = ["serve", "keys", "usage", "ask", "models", "eval", "help"];
 const KEYS_COMMANDS = ["create", "list", "revoke"];
 
-/** Opens the SQLite store; a new one is announced on stderr with its folder, so a command run from an unexpected place is noticed. */
-function openStore(config: Config, opts: { startLedger?: boolean } = {}) {
-  const path = dbPath(config);
-  if (!existsSync(path)) process.stderr.write(`svc: new key store in ${config.dataDir} (set SVC_DATA_DIR to use another folder)\n`);
-  return openSqliteStore(path, { sync: config.dbSync, ...opts });
+/**
+ * Opens the store (PostgreSQL with SVC_DATABASE_URL, else SQLite); a new SQLite file is announced on
+ * stderr with its folder, so a command run from an unexpected place is noticed.
+ */
+function openStore(config: Config, serve = false): Promise<AccountStore> {
+  if (config.shared.databaseUrl === null && !existsSync(dbPath(config))) {
+    process.stderr.write(`svc: new key store in ${config.dataDir} (set SVC_DATA_DIR to use another folder)\n`);
+  }
+  return openAccountStore(config, serve);
 }
 
-async function withStore<T>(config: Config, fn: (store: AccountStore) => T): Promise<T> {
-  const store = openStore(config);
+async function withStore<T>(config: Config, fn: (store: AccountStore) => Promise<T>): Promise<T> {
+  const store = await openStore(config);
   try {
-    return fn(store);
+    return await fn(store);
   } finally {
     await store.close();
   }
@@ -70,11 +73,11 @@ function fmtLimit(v: number | null): string {
 function keysCommand(config: Config, args: Args): Promise<number> {
   const [, sub, target] = args.positionals;
   if (sub === undefined || !KEYS_COMMANDS.includes(sub)) throw subcommandError("keys", sub, KEYS_COMMANDS);
-  return withStore(config, (store) => {
+  return withStore(config, async (store) => {
     if (sub === "create") {
       const name = flagString(args, "name");
       if (!name) throw new Error("keys create needs --name");
-      const { key, record } = createKey(store, name, keyLimits(args));
+      const { key, record } = await createKey(store, name, keyLimits(args));
       process.stdout.write(
         `created ${record.id} name=${record.name} prefix=${record.prefix} per_minute=${fmtLimit(record.perMinute)} ` +
           `per_day=${fmtLimit(record.perDay)} monthly_tokens=${fmtLimit(record.monthlyTokens)}\n` +
@@ -83,7 +86,7 @@ function keysCommand(config: Config, args: Args): Promise<number> {
       return 0;
     }
     if (sub === "list") {
-      const rows = store.listKeys();
+      const rows = await store.listKeys();
       process.stdout.write("id                    name                 prefix    created                   status   per_minute per_day monthly_tokens\n");
       for (const k of rows) {
         process.stdout.write(
@@ -95,7 +98,7 @@ function keysCommand(config: Config, args: Args): Promise<number> {
     }
     if (sub === "revoke") {
       if (!target) throw new Error("keys revoke needs an id or a prefix");
-      const k = store.revokeKey(target);
+      const k = await store.revokeKey(target);
       if (!k) {
         process.stderr.write(`svc: no key with id or prefix ${target}\n`);
         return 1;
@@ -120,8 +123,8 @@ function monthRange(month: string | undefined): { from: number; to: number; labe
 function usageCommand(config: Config, args: Args): Promise<number> {
   const { from, to, label } = monthRange(flagString(args, "month"));
   const key = flagString(args, "key");
-  return withStore(config, (store) => {
-    const rows = store.report(from, to, key);
+  return withStore(config, async (store) => {
+    const rows = await store.report(from, to, key);
     if (key && rows.length === 0) {
       process.stderr.write(`svc: no key with id or prefix ${key}\n`);
       return 1;
@@ -142,27 +145,36 @@ function usageCommand(config: Config, args: Args): Promise<number> {
 }
 
 async function serveCommand(config: Config): Promise<number> {
-  const store = openStore(config, { startLedger: true });
-  if (store.listKeys().length === 0) {
-    const { key, record } = createKey(
-      store,
-      "bootstrap",
-      { perMinute: null, perDay: null, monthlyTokens: null },
-      config.bootstrapKey ?? undefined,
-    );
-    process.stdout.write(
-      `no keys yet: created ${record.id} (prefix ${record.prefix}).` +
-        (config.bootstrapKey ? " It is the key from SVC_BOOTSTRAP_KEY.\n" : ` The key is shown once:\n${key}\n`),
-    );
+  const store = await openStore(config, true);
+  if ((await store.listKeys()).length === 0) {
+    try {
+      const { key, record } = await createKey(
+        store,
+        "bootstrap",
+        { perMinute: null, perDay: null, monthlyTokens: null },
+        config.bootstrapKey ?? undefined,
+      );
+      process.stdout.write(
+        `no keys yet: created ${record.id} (prefix ${record.prefix}).` +
+          (config.bootstrapKey ? " It is the key from SVC_BOOTSTRAP_KEY.\n" : ` The key is shown once:\n${key}\n`),
+      );
+    } catch (err) {
+      // Instances started together on an empty shared store: one of them created the first key.
+      if ((await store.listKeys()).length === 0) throw err;
+    }
   }
+  const accounts = await openAccounts(config, store).catch(async (err) => {
+    await store.close();
+    throw err;
+  });
   const handle: EngineHandle = { engine: createEngine({ workers: config.workers, dataDir: config.dataDir }), state: "loading" };
-  const limiter = new Limiter(store, config.limits);
   const running = await startServer(
     ROUTES,
     {
       engine: handle,
       store,
-      limiter,
+      limiter: accounts.limiter,
+      dependencies: accounts.dependencies,
       admission: new Admission(config.admission),
       bodyTimeoutMs: config.bodyTimeoutMs,
       log: config.log,
@@ -194,7 +206,7 @@ async function serveCommand(config: Config): Promise<number> {
       void running
         .shutdown(config.shutdownGraceMs)
         .then(() => handle.engine.close())
-        .finally(() => store.close())
+        .finally(() => accounts.close())
         .finally(() => {
           process.stdout.write("stopped\n");
           resolve(0);

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
 import type { AddressInfo, Socket } from "node:net";
+import { firstDown } from "../accounts/dependency.js";
 import { authenticate } from "../accounts/keys.js";
 import type { KeyRecord } from "../accounts/store.js";
 import type { FlowDeps } from "../api/flow.js";
@@ -236,12 +237,18 @@ export async function startServer(
         });
       }
       if (route.auth) {
+        // A shared store or counter that is down: refused before any work, never served unmetered.
+        const down = opts.dependencies ? firstDown(opts.dependencies) : null;
+        if (down) throw down.unavailable();
         const presented = bearer(req);
         if (presented === null) throw new ApiError(401, "auth_missing", { headers: { "www-authenticate": "Bearer" } });
-        const key = authenticate(opts.store, presented);
+        // Plain values from the embedded store and counters: no await (and no extra turn) on their path.
+        const found = authenticate(opts.store, presented);
+        const key = found instanceof Promise ? await found : found;
         if (!key) throw new ApiError(401, "auth_invalid", { headers: { "www-authenticate": "Bearer" } });
         ctx.key = key;
-        opts.limiter.admit(key);
+        const admitted = opts.limiter.admit(key);
+        if (admitted) await admitted;
       }
       const body = await route.handler(ctx, opts);
       if (!flight.gone) send(res, 200, body, requestId, closing);

@@ -1,0 +1,89 @@
+/**
+ * The schema of keys and usage as versioned migrations, one list for both stores so that they evolve
+ * the same way: each step has its SQLite and its PostgreSQL text, and a store applies, at open, the
+ * steps whose version is not yet in its `schema_migrations` table, each in the transaction that
+ * records it. Steps are never edited once released; a change is a new step at the end.
+ *
+ * Version 1 is the schema SQLite files had before migrations existed, written with IF NOT EXISTS so
+ * that such a file takes it as already applied.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sqlite: string;
+  postgres: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "keys and usage",
+    sqlite: `
+      CREATE TABLE IF NOT EXISTS keys (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        prefix TEXT NOT NULL UNIQUE,
+        hash TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        revoked_at TEXT,
+        per_minute INTEGER,
+        per_day INTEGER,
+        monthly_tokens INTEGER
+      );
+      CREATE TABLE IF NOT EXISTS usage (
+        request_id TEXT PRIMARY KEY,
+        key_id TEXT NOT NULL,
+        endpoint TEXT NOT NULL,
+        model TEXT NOT NULL,
+        input_tokens INTEGER NOT NULL,
+        at INTEGER NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS usage_key_at ON usage (key_id, at);
+      CREATE TABLE IF NOT EXISTS key_changes (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL);
+      INSERT OR IGNORE INTO key_changes (id, n) VALUES (1, 0);
+      CREATE TRIGGER IF NOT EXISTS key_inserted AFTER INSERT ON keys BEGIN UPDATE key_changes SET n = n + 1; END;
+      CREATE TRIGGER IF NOT EXISTS key_updated AFTER UPDATE ON keys BEGIN UPDATE key_changes SET n = n + 1; END;
+      CREATE TRIGGER IF NOT EXISTS key_deleted AFTER DELETE ON keys BEGIN UPDATE key_changes SET n = n + 1; END;`,
+    // Limits and tokens are BIGINT (a monthly quota may pass 2^31); the store reads int8 as a number.
+    // Every change to keys, by the CLI or by hand, notifies the instances (they drop their key cache).
+    postgres: `
+      CREATE TABLE IF NOT EXISTS keys (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        prefix TEXT NOT NULL UNIQUE,
+        hash TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        revoked_at TEXT,
+        per_minute BIGINT,
+        per_day BIGINT,
+        monthly_tokens BIGINT
+      );
+      CREATE TABLE IF NOT EXISTS usage (
+        request_id TEXT PRIMARY KEY,
+        key_id TEXT NOT NULL,
+        endpoint TEXT NOT NULL,
+        model TEXT NOT NULL,
+        input_tokens BIGINT NOT NULL,
+        at BIGINT NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS usage_key_at ON usage (key_id, at);
+      CREATE OR REPLACE FUNCTION svc_keys_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN PERFORM pg_notify('svc_keys', ''); RETURN NULL; END $$;
+      DROP TRIGGER IF EXISTS keys_changed ON keys;
+      CREATE TRIGGER keys_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON keys
+        FOR EACH STATEMENT EXECUTE FUNCTION svc_keys_changed();`,
+  },
+];
+
+export const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
+  version INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  applied_at TEXT NOT NULL
+)`;
+
+/** The steps not yet applied, in order. */
+export function pending(applied: Iterable<number>): Migration[] {
+  const done = new Set(applied);
+  return MIGRATIONS.filter((m) => !done.has(m.version));
+}
+
