@@ -6,6 +6,7 @@ package's vocab.json beside it, so that serving needs neither the package nor tf
 
     apt-get install -y python3-onnx        # brings numpy
     /usr/bin/python3 scripts/build-encoder-onnx.py [--int8]
+    /usr/bin/python3 scripts/build-encoder-onnx.py --cross training/build/cross.pt
 
 Runs in about 3 s on 2 cores. The output is deterministic: the same package gives the same bytes.
 
@@ -15,8 +16,13 @@ depend on its padding: padded keys get a -1e9 attention bias and are left out of
 
 --int8 also writes encoder-int8.onnx: the same graph with every weight matrix in int8 (see
 Graph.matmul_int8).
+
+--cross CHECKPOINT writes models/builtin/cross/cross.onnx and cross-int8.onnx instead: the same
+graph with the fine-tuned weights of scripts/train-cross-encoder.py, timing for 257 tokens, and a
+score head (output `scores`, one logit per row) in place of the L2 norm.
 """
 
+import json
 import os
 import shutil
 import sys
@@ -99,7 +105,9 @@ class Graph:
         )
 
 
-def build(weights, int8=False):
+def build(weights, int8=False, score=None):
+    """The encoder's graph; with `score` (kernel [512, 1], bias [1]) the cross-encoder's: its output is
+    then `scores`, float32 [batch], the logit of each row (tanh layer @ kernel + bias, no L2 norm)."""
     arch = weights.arch
     eps = arch["layerNormEpsilon"]
     g = Graph(int8)
@@ -163,28 +171,130 @@ def build(weights, int8=False):
     count = g.op("Max", [count, g.const("one.f32.b", np.array(1, np.float32))], "pool.count.safe")
     pooled = g.op("Div", [total, count], "pool")
     out = g.op("Tanh", [g.dense(pooled, weights.head, "head")], "head.tanh")
+    if score is not None:
+        return finish(g, arch, ids, mask, _score_output(g, out, score), "svc-builtin-cross-encoder")
     sq = g.op("ReduceSumSquare", [out], "norm.squared", axes=[-1], keepdims=1)
     sq = g.op("Max", [sq, g.const("norm.eps", np.array(arch["head"]["normEpsilon"], np.float32))], "norm.squared.safe")
     g.op("Div", [out, g.op("Sqrt", [sq], "norm")], "embeddings")
+    output = helper.make_tensor_value_info("embeddings", TensorProto.FLOAT, ["batch", arch["head"].get("width", 512)])
+    return finish(g, arch, ids, mask, output, "svc-builtin-encoder-en")
 
+
+def _score_output(g, tanh, score):
+    """The cross-encoder's head: one logit per row."""
+    kernel, bias = score
+    logit = g.dense(tanh, (kernel.astype(np.float32), bias.astype(np.float32)), "score")
+    g.op("Squeeze", [logit, g.const("score.axis", np.array([1], np.int64))], "scores")
+    return helper.make_tensor_value_info("scores", TensorProto.FLOAT, ["batch"])
+
+
+def finish(g, arch, ids, mask, output, name):
     graph = helper.make_graph(
         g.nodes,
-        "svc-builtin-encoder-en",
+        name,
         [
             helper.make_tensor_value_info(ids, TensorProto.INT32, ["batch", "length"]),
             helper.make_tensor_value_info(mask, TensorProto.INT32, ["batch", "length"]),
         ],
-        [helper.make_tensor_value_info("embeddings", TensorProto.FLOAT, ["batch", arch["head"].get("width", 512)])],
+        [output],
         g.initializers,
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="svc scripts/build-encoder-onnx.py")
     model.ir_version = 8
-    model.doc_string = f"{arch['package']} {arch['version']} (Apache-2.0) as an ONNX graph"
+    model.doc_string = f"{arch['package']} {arch['version']} (Apache-2.0) as an ONNX graph" + (", fine-tuned as a cross-encoder" if name.endswith("cross-encoder") else "")
     onnx.checker.check_model(model)
     return model
 
 
+class TrainedWeights:
+    """The tensors of a fine-tuned CrossEncoder (scripts/encoder_torch.py) in the layout of
+    encoder_arch.Weights, so build() writes its graph node for node like the encoder's."""
+
+    def __init__(self, state, arch):
+        self.arch = arch
+        t = {k: v.detach().cpu().numpy().astype(np.float32) for k, v in state.items()}
+
+        def dense(prefix):
+            return t[prefix + ".weight"].T.copy(), t[prefix + ".bias"]
+
+        def norm(prefix):
+            return t[prefix + ".weight"], t[prefix + ".bias"]
+
+        self.table = t["encoder.embedding.weight"]
+        # The timing signal is a fixed function of position (not trained): computed again for the cross length.
+        self.timing = encoder_arch.Weights(arch=arch).timing
+        self.layers = []
+        for i, spec in enumerate(arch["layers"]):
+            p = f"encoder.layers.{i}."
+            self.layers.append({
+                "spec": spec,
+                "residual": dense(p + "residual") if spec["residual"] else None,
+                "attentionNorm": norm(p + "attention_norm"),
+                "qkv": dense(p + "qkv"),
+                "output": dense(p + "output"),
+                "ffnNorm": norm(p + "ffn_norm"),
+                "ffnIn": dense(p + "ffn_in"),
+                "ffnOut": dense(p + "ffn_out"),
+            })
+        self.head = dense("encoder.head")
+        self.score = dense("score")
+
+    def parameter_count(self):
+        arrays = [self.table, *self.head, *self.score]
+        for layer in self.layers:
+            arrays.extend(a for k, v in layer.items() if k != "spec" and v is not None for a in v)
+        return sum(a.size for a in arrays)
+
+
+def build_cross(checkpoint, out_dir):
+    """models/builtin/cross/cross.onnx and cross-int8.onnx from a checkpoint of scripts/train-cross-encoder.py."""
+    import torch  # only this path needs torch
+
+    from encoder_torch import CROSS_MAX_TOKENS
+
+    arch = encoder_arch.architecture()
+    arch["maxTokens"] = CROSS_MAX_TOKENS
+    weights = TrainedWeights(torch.load(checkpoint, map_location="cpu"), arch)
+    os.makedirs(out_dir, exist_ok=True)
+    for file, int8 in (("cross.onnx", False), ("cross-int8.onnx", True)):
+        model = build(weights, int8, score=weights.score)
+        path = os.path.join(out_dir, file)
+        onnx.save(model, path)
+        print(f"{os.path.relpath(path, encoder_arch.ROOT)}: {os.path.getsize(path)} bytes, {weights.parameter_count()} parameters, {len(model.graph.node)} nodes")
+    write_reference(checkpoint, os.path.join(out_dir, "reference.json"))
+
+
+def write_reference(checkpoint, path, rows=24, seed=5):
+    """Logits of the torch module for random sequences (seeded; lengths 2 to 257, a separator in each),
+    one row at a time: test/cross-encoder.test.ts checks the ONNX graph against them."""
+    import torch
+
+    from encoder_torch import CROSS_MAX_TOKENS, cross_model
+
+    model = cross_model()
+    state = torch.load(checkpoint, map_location="cpu")
+    state.pop("encoder.timing", None)
+    model.load_state_dict(state, strict=False)
+    model.eval()
+    rng = np.random.default_rng(seed)
+    out = []
+    with torch.no_grad():
+        for i in range(rows):
+            length = int(rng.integers(2, CROSS_MAX_TOKENS + 1)) if i else CROSS_MAX_TOKENS
+            ids = rng.integers(6, 8000, size=length)
+            ids[int(rng.integers(0, length))] = 2
+            logit = model(torch.tensor(ids[None, :]), torch.ones(1, length, dtype=torch.long))[0]
+            out.append({"ids": [int(x) for x in ids], "logit": float(logit)})
+    with open(path, "w", encoding="utf8") as f:
+        json.dump({"about": "Cross-encoder logits of the torch module (scripts/encoder_torch.py) for seeded random sequences, written by scripts/build-encoder-onnx.py --cross", "rows": out}, f)
+        f.write("\n")
+
+
 def main():
+    if "--cross" in sys.argv:
+        at = sys.argv.index("--cross")
+        build_cross(sys.argv[at + 1], os.path.join(encoder_arch.ROOT, "models", "builtin", "cross"))
+        return
     weights = encoder_arch.Weights()
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     for path, int8 in ((OUT, False), (OUT_INT8, True)):

@@ -103,6 +103,38 @@ class Encoder(nn.Module):
         return out * (out * out).sum(-1, keepdim=True).clamp(min=self.norm_eps).rsqrt()
 
 
+# Longest cross-encoder sequence (src/engine/builtin/cross.ts: a 256-token pair and the separator).
+CROSS_MAX_TOKENS = 257
+
+
+class CrossEncoder(nn.Module):
+    """The encoder reading `state SEP question candidate`; a linear head on its tanh layer (before the
+    L2 norm) gives the candidate's logit. Trained by scripts/train-cross-encoder.py."""
+    def __init__(self, encoder):
+        super().__init__()
+        self.encoder = encoder
+        self.score = nn.Linear(encoder.head.out_features, 1)
+        with torch.no_grad():
+            self.score.weight.normal_(0, 0.02)
+            self.score.bias.zero_()
+
+    def forward(self, ids, mask):
+        e = self.encoder
+        maskf = mask.to(torch.float32)
+        h = e.scale * e.embedding(ids * mask) + e.timing[: ids.shape[1]]
+        for layer in e.layers:
+            h = layer(h, maskf)
+        pooled = (h * maskf[:, :, None]).sum(1) / maskf.sum(1, keepdim=True).clamp(min=1)
+        return self.score(torch.tanh(e.head(pooled))).squeeze(-1)
+
+
+def cross_model():
+    """The cross-encoder at its starting point: the package's weights, a fresh score head."""
+    arch = encoder_arch.architecture()
+    arch["maxTokens"] = CROSS_MAX_TOKENS
+    return CrossEncoder(Encoder(encoder_arch.Weights(arch=arch)))
+
+
 def _reference(path):
     with open(path, encoding="utf8") as f:
         rows = json.load(f)["rows"]

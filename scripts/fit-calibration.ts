@@ -32,94 +32,10 @@ import type { Calibration } from "../src/engine/engine.js";
 import { loadDataset } from "../src/eval/dataset.js";
 import type { Split } from "../src/eval/split.js";
 import { flag, scoreFeatures, type Scored } from "./features.js";
-
-const TARGET_ACCURACY = 0.9;
-const MIN_ANSWERED_SHARE = 0.1;
-const MIN_ANSWERED = 5;
+import { TARGET_ACCURACY, argmax, fitTemperature, logistic, minConfidence } from "./calibration-fit.js";
 
 
 
-/**
- * Logistic regression p = sigmoid(a x + b) by Newton's method, with a small ridge on a for separable
- * data. Classes are weighted to equal total weight: the share of true labels differs a lot between
- * small sets (and between callers), and b should reflect the evidence in x, not that share.
- */
-export function logistic(xs: number[], ys: number[], ridge = 1e-3): { a: number; b: number } {
-  const positives = ys.filter((y) => y === 1).length;
-  const negatives = ys.length - positives;
-  if (positives === 0 || negatives === 0) return { a: 0, b: 0 };
-  const weight = (y: number): number => (y === 1 ? ys.length / (2 * positives) : ys.length / (2 * negatives));
-  let a = 0;
-  let b = 0;
-  for (let iter = 0; iter < 100; iter++) {
-    let ga = ridge * a;
-    let gb = 0;
-    let haa = ridge;
-    let hab = 0;
-    let hbb = 1e-9;
-    for (let i = 0; i < xs.length; i++) {
-      const p = sigmoid(a * xs[i] + b);
-      const c = weight(ys[i]);
-      const r = c * (p - ys[i]);
-      const w = c * p * (1 - p);
-      ga += r * xs[i];
-      gb += r;
-      haa += w * xs[i] * xs[i];
-      hab += w * xs[i];
-      hbb += w;
-    }
-    const det = haa * hbb - hab * hab;
-    if (det <= 0) break;
-    const da = (hbb * ga - hab * gb) / det;
-    const db = (haa * gb - hab * ga) / det;
-    a -= da;
-    b -= db;
-    if (Math.abs(da) + Math.abs(db) < 1e-10) break;
-  }
-  return { a, b };
-}
-
-/** Temperature minimizing the mean log loss, by golden-section search on log T. */
-export function fitTemperature(raws: number[][], labels: number[]): number {
-  const loss = (logT: number): number => {
-    const t = Math.exp(logT);
-    let sum = 0;
-    raws.forEach((raw, i) => (sum -= Math.log(Math.max(softmax(raw, t)[labels[i]], 1e-300))));
-    return sum / raws.length;
-  };
-  let lo = Math.log(1e-4);
-  let hi = Math.log(10);
-  const g = (Math.sqrt(5) - 1) / 2;
-  for (let iter = 0; iter < 200; iter++) {
-    const m1 = hi - g * (hi - lo);
-    const m2 = lo + g * (hi - lo);
-    if (loss(m1) < loss(m2)) hi = m2;
-    else lo = m1;
-  }
-  return Math.exp((lo + hi) / 2);
-}
-
-const argmax = (p: number[]): number => p.reduce((best, v, i) => (v > p[best] ? i : best), 0);
-
-/** See the header: lowest threshold with >= 90% accuracy on what is still answered. */
-export function minConfidence(conf: number[], correct: boolean[]): { threshold: number; accuracy: number; answered: number; reached: boolean } {
-  const order = conf.map((c, i) => i).sort((i, j) => conf[i] - conf[j]);
-  const minAnswered = Math.max(MIN_ANSWERED, Math.ceil(MIN_ANSWERED_SHARE * conf.length));
-  let best = { threshold: 0, accuracy: -1, answered: 0, reached: false };
-  for (let k = 0; k < order.length; k++) {
-    // Threshold at the k-th smallest confidence: items k.. are answered.
-    if (k > 0 && conf[order[k]] === conf[order[k - 1]]) continue;
-    const answered = order.length - k;
-    if (answered < minAnswered) break;
-    let ok = 0;
-    for (let m = k; m < order.length; m++) if (correct[order[m]]) ok++;
-    const accuracy = ok / answered;
-    const threshold = k === 0 ? 0 : conf[order[k]];
-    if (accuracy >= TARGET_ACCURACY) return { threshold, accuracy, answered, reached: true };
-    if (accuracy > best.accuracy) best = { threshold, accuracy, answered, reached: false };
-  }
-  return best;
-}
 
 function raw(engine: BuiltinEngine, s: Scored, config: ModelConfig): number[] {
   return engine.mix(s.features, config);

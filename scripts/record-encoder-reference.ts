@@ -19,7 +19,7 @@ import { MODEL_MAX_TOKENS } from "../src/engine/builtin/pool.js";
 import { tfjsEncoder } from "../src/engine/builtin/tfjs-encoder.js";
 import type { ReferenceRow } from "./encoder-reference.js";
 import { rng } from "../test/helpers/zstd-frames.js";
-import { parseCsv } from "./csv.js";
+import { parseCsv } from "../src/eval/csv.js";
 
 function arg(name: string, fallback: string): string {
   const at = process.argv.indexOf(name);

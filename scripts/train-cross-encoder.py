@@ -31,37 +31,10 @@ import torch
 from torch import nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import encoder_arch  # noqa: E402
-from encoder_torch import Encoder  # noqa: E402
+from encoder_torch import CROSS_MAX_TOKENS, cross_model  # noqa: E402
 
 SEED = 13
-CROSS_MAX_TOKENS = 257
 MAX_CANDIDATES = 6
-
-
-class CrossEncoder(nn.Module):
-    def __init__(self, encoder):
-        super().__init__()
-        self.encoder = encoder
-        self.score = nn.Linear(encoder.head.out_features, 1)
-        with torch.no_grad():
-            self.score.weight.normal_(0, 0.02)
-            self.score.bias.zero_()
-
-    def forward(self, ids, mask):
-        e = self.encoder
-        maskf = mask.to(torch.float32)
-        h = e.scale * e.embedding(ids * mask) + e.timing[: ids.shape[1]]
-        for layer in e.layers:
-            h = layer(h, maskf)
-        pooled = (h * maskf[:, :, None]).sum(1) / maskf.sum(1, keepdim=True).clamp(min=1)
-        return self.score(torch.tanh(e.head(pooled))).squeeze(-1)
-
-
-def build_model():
-    arch = encoder_arch.architecture()
-    arch["maxTokens"] = CROSS_MAX_TOKENS + 3
-    return CrossEncoder(Encoder(encoder_arch.Weights(arch=arch)))
 
 
 def load(path, weight):
@@ -177,7 +150,7 @@ def main():
     steps = len(plan)
     print(json.dumps({"examples": len(train), "rows_per_pass": rows_per_pass, "planned_rows": done_rows, "steps": steps}), flush=True)
 
-    model = build_model()
+    model = cross_model()
     head_params = list(model.score.parameters())
     body = [q for n, q in model.named_parameters() if not n.startswith("score.")]
     opt = torch.optim.AdamW([{"params": body, "lr": a.lr}, {"params": head_params, "lr": a.lr * 10}], weight_decay=0.01)

@@ -40,7 +40,7 @@ import { EmbedPool, EMBED_DIM, MODEL_MAX_TOKENS } from "../src/engine/builtin/po
 import { builtinTokenizer, vocabPath, type Vocabulary } from "../src/engine/builtin/tokenizer.js";
 import { featureRows, PieceText, Student, type StudentMeta } from "../src/engine/builtin/student.js";
 import { cosine } from "../src/engine/builtin/builtin-engine.js";
-import { parseCsv } from "./csv.js";
+import { parseCsv } from "../src/eval/csv.js";
 
 const D = EMBED_DIM;
 

@@ -6,7 +6,7 @@ import type { Question } from "../../questions/question.js";
 import { CancelledError, PLAN_PAIRS_PER_STEP, planNow, throwIfAborted, untilAborted, type Calibration, type PlanSteps, type Engine, type ModelInfo, type Plan, type QuestionPlan, type RawScores, type RunOptions } from "../engine.js";
 import { EmbedPool, sequenceKey, type Encoder, type Ticket } from "./pool.js";
 import { builtinTokenizer, type Tokenizer } from "./tokenizer.js";
-import { crossRows, type BareSides, type PairWork } from "./cross.js";
+import { crossRaw, crossRows, type BareSides, type PairWork } from "./cross.js";
 
 export const MAX_PAIR_TOKENS = 256;
 /** Pairs whose features are started in one turn of the event loop (see features()). */
@@ -32,6 +32,13 @@ export interface ModelConfig {
    * relative to this one, that reads the requests with non-English text.
    */
   multilingual?: string;
+  /**
+   * Teacher models only: the cross-encoder (models/builtin/cross), which then answers the requests it
+   * reads ("english": English ones, the others going to `multilingual`; "all": every request). Choice
+   * and score questions with more than `prefilter` options are ranked by the bi-encoder first and only
+   * the top `prefilter` are cross-encoded; the rest get probability 0.
+   */
+  cross?: { dir: string; file: string; reads: "english" | "all"; prefilter: number };
   templates: {
     choiceQuestion: string;
     scoreQuestion: string;
@@ -80,13 +87,16 @@ export interface BuiltinEngineOptions {
   workerUrl?: URL;
   /** Overrides model.json's encoder (measurements; the weights and calibration stay those of model.json). */
   encoder?: "student" | "teacher";
+  /** false: leave model.json's cross-encoder out (the bi-encoder routes alone, as before it; measurements). */
+  cross?: boolean;
 }
-
 
 interface Work {
   pairs: PairWork[][];
   /** The encoder, weights and calibration that read this plan. */
   path: Path;
+  /** Cross-encoded plans: the bi-encoder that ranks the options of a question with too many. */
+  ranker: Path;
 }
 
 const EMPTY = new Int32Array(0);
@@ -124,7 +134,7 @@ function readJson<T>(path: string): T {
 
 /** One way of reading texts: an encoder with its own weights and calibration. */
 interface Path {
-  kind: "teacher" | "student";
+  kind: "teacher" | "student" | "cross";
   config: ModelConfig;
   calibration: Calibration;
   pool: EmbedPool;
@@ -143,6 +153,20 @@ const STUDENT_INFO: ModelInfo = {
   backend: "builtin-multilingual",
   description:
     "Built-in multilingual student of Universal Sentence Encoder lite (static int8 table, 512-d; English, Spanish, Portuguese, French, German in one space) on CPU: a bi-encoder scoring each option by cosine similarity.",
+  languages: ["en", "es", "pt", "fr", "de"],
+  maxPairTokens: MAX_PAIR_TOKENS,
+};
+const CROSS_INFO: ModelInfo = {
+  backend: "builtin-cross-encoder",
+  description:
+    "Built-in cross-encoder on CPU: Universal Sentence Encoder lite fine-tuned to read the state and each option (or level, or yes/no side) as one sequence and score how well they fit; trained on English, Spanish, Portuguese, French and German decision data.",
+  languages: ["en", "es", "pt", "fr", "de"],
+  maxPairTokens: MAX_PAIR_TOKENS,
+};
+const CROSS_ROUTED_INFO: ModelInfo = {
+  backend: "builtin-cross-encoder+multilingual",
+  description:
+    "Built-in models on CPU: English requests are read by a cross-encoder (Universal Sentence Encoder lite fine-tuned to read the state and each option, level or yes/no side as one sequence); requests with Spanish, Portuguese, French or German text by the multilingual bi-encoder student.",
   languages: ["en", "es", "pt", "fr", "de"],
   maxPairTokens: MAX_PAIR_TOKENS,
 };
@@ -173,12 +197,13 @@ export class BuiltinEngine implements Engine {
   private readonly bare: BareSides;
   private readonly main: Path;
   private readonly student: Path | null;
+  private readonly cross: Path | null;
   private loading: Promise<void> | null = null;
 
   constructor(opts: BuiltinEngineOptions = {}) {
     const dir = opts.modelDir ?? defaultModelDir();
     this.config = readJson<ModelConfig>(join(dir, "model.json"));
-    this.calibration = readJson<Calibration>(join(dir, "calibration.json"));
+    const mainCalibration = readJson<Calibration>(join(dir, "calibration.json"));
     this.tokenizer = builtinTokenizer();
     this.bare = { yes: this.head(this.config.templates.yesBare ?? "Yes"), no: this.head(this.config.templates.noBare ?? "No") };
     const workers = opts.workers ?? Math.min(2, Math.max(1, availableParallelism()));
@@ -187,7 +212,7 @@ export class BuiltinEngine implements Engine {
     this.main = {
       kind,
       config: this.config,
-      calibration: this.calibration,
+      calibration: mainCalibration,
       pool: new EmbedPool({ workers, workerUrl: opts.workerUrl, encoder }),
       neutral: this.neutralIds(this.config),
     };
@@ -204,11 +229,28 @@ export class BuiltinEngine implements Engine {
         neutral: this.neutralIds(sconfig),
       };
     }
-    this.info = { ...(this.student ? ROUTED_INFO : kind === "student" ? STUDENT_INFO : TEACHER_INFO) };
+    const cross = opts.encoder === undefined && opts.cross !== false && kind === "teacher" ? this.config.cross : undefined;
+    this.cross = null;
+    if (cross) {
+      const cdir = join(dir, cross.dir);
+      this.cross = {
+        kind: "cross",
+        config: this.config,
+        calibration: readJson<Calibration>(join(cdir, "calibration.json")),
+        pool: new EmbedPool({ workers, workerUrl: opts.workerUrl, encoder: { kind: "cross", file: join(cdir, cross.file) } }),
+        neutral: [],
+      };
+    }
+    // One calibration for the engine: that of the route most requests take; other routes map onto it.
+    this.calibration = this.cross?.calibration ?? mainCalibration;
+    const info = this.cross
+      ? cross?.reads === "english" && this.student ? CROSS_ROUTED_INFO : CROSS_INFO
+      : this.student ? ROUTED_INFO : kind === "student" ? STUDENT_INFO : TEACHER_INFO;
+    this.info = { ...info };
   }
 
   load(): Promise<void> {
-    this.loading ??= Promise.all([this.main.pool.start(), this.student?.pool.start()]).then(
+    this.loading ??= Promise.all(this.paths().map((p) => p.pool.start())).then(
       () => undefined,
       async (err: unknown) => {
         await this.close();
@@ -219,7 +261,11 @@ export class BuiltinEngine implements Engine {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.main.pool.close(), this.student?.pool.close()]);
+    await Promise.all(this.paths().map((p) => p.pool.close()));
+  }
+
+  private paths(): Path[] {
+    return [this.main, this.student, this.cross].filter((p): p is Path => p !== null);
   }
 
   /** Token ids of the content-free texts of a config (empty texts are left out: they have no embedding). */
@@ -231,9 +277,19 @@ export class BuiltinEngine implements Engine {
     return Int32Array.from(this.tokenizer.encodeHead(text, limit).ids);
   }
 
-  /** The route of a request: the student when any of its own texts (not the templates) reads as another language. */
-  private route(state: string, questions: Question[]): Path {
-    if (!this.student) return this.main;
+  /**
+   * The route of a request: the cross-encoder for English (every language when it reads them all),
+   * the student when any of the request's own texts (not the templates) reads as another language.
+   */
+  private route(state: string, questions: Question[]): { path: Path; ranker: Path } {
+    const english = this.readsAsEnglish(state, questions);
+    const ranker = english || !this.student ? this.main : this.student;
+    if (this.cross && (english || this.config.cross?.reads === "all")) return { path: this.cross, ranker };
+    return { path: ranker, ranker };
+  }
+
+  private readsAsEnglish(state: string, questions: Question[]): boolean {
+    if (!this.student && !this.cross) return true;
     const texts = [state];
     for (const q of questions) {
       if (q.text !== null) texts.push(q.text);
@@ -241,7 +297,7 @@ export class BuiltinEngine implements Engine {
       if (q.no !== null) texts.push(q.no);
       for (const o of q.options) texts.push(o.key, o.description ?? "");
     }
-    return texts.some((t) => !readsAsEnglish(t)) ? this.student : this.main;
+    return texts.every((t) => readsAsEnglish(t));
   }
 
   plan(state: string, questions: Question[]): Plan {
@@ -249,12 +305,12 @@ export class BuiltinEngine implements Engine {
   }
 
   *planSteps(state: string, questions: Question[]): PlanSteps {
-    const path = this.route(state, questions);
+    const { path, ranker } = this.route(state, questions);
     const t = path.config.templates;
     const head = this.tokenizer.encodeHead(state, MAX_PAIR_TOKENS);
     const stateIds = Int32Array.from(head.ids);
     const plans: QuestionPlan[] = [];
-    const work: Work = { pairs: [], path };
+    const work: Work = { pairs: [], path, ranker };
     let inputTokens = 0;
     let step = 0;
     for (const q of questions) {
@@ -297,8 +353,8 @@ export class BuiltinEngine implements Engine {
     return plan.questions.map((qp, i) => crossRows(qp.question.kind, work.pairs[i], this.bare));
   }
 
-  /** Which encoder reads a plan ("teacher" or "student"). */
-  encoderOf(plan: Plan): "teacher" | "student" {
+  /** Which encoder reads a plan. */
+  encoderOf(plan: Plan): Path["kind"] {
     return (plan.work as Work).path.kind;
   }
 
@@ -323,11 +379,20 @@ export class BuiltinEngine implements Engine {
   async run(plan: Plan, opts: RunOptions = {}): Promise<RawScores> {
     await this.load();
     throwIfAborted(opts.signal);
-    const path = (plan.work as Work).path;
+    const work = plan.work as Work;
+    const path = work.path;
     const ticket = path.pool.ticket(opts.lane);
-    const cancel = (): void => path.pool.cancel(ticket);
+    // A cross-encoded plan may also queue sequences in its ranker's pool.
+    const cancel = (): void => {
+      path.pool.cancel(ticket);
+      if (work.ranker !== path) work.ranker.pool.cancel(ticket);
+    };
     opts.signal?.addEventListener("abort", cancel, { once: true });
     try {
+      if (path.kind === "cross") {
+        const raw = await untilAborted(this.crossScores(plan, ticket), opts.signal);
+        return raw.map((r, i) => this.onMainScale(path, plan.questions[i].question.kind, r));
+      }
       const features = await untilAborted(this.features(plan, false, ticket), opts.signal);
       return features.map((f) => this.onMainScale(path, f.kind, this.mix(f, path.config)));
     } finally {
@@ -340,7 +405,7 @@ export class BuiltinEngine implements Engine {
    * gives exactly the probabilities of the route's own calibration.
    */
   private onMainScale(path: Path, kind: QuestionFeatures["kind"], raw: number[]): number[] {
-    if (path === this.main) return raw;
+    if (path.calibration === this.calibration) return raw;
     const own = path.calibration;
     const main = this.calibration;
     if (kind === "noul") return raw.map((r) => (own.noul.a * r + own.noul.b - main.noul.b) / main.noul.a);
@@ -366,6 +431,52 @@ export class BuiltinEngine implements Engine {
     const q: Features = { option: question, joint: question, stateQuestion: question, neutral: ZERO };
     const side = (x: Features | null): number => (x === null ? dot(n.sides, q) : corrected(n.sides, x, l));
     return [side(f.yes) - side(f.no) + n.question * question + n.bias];
+  }
+
+  /**
+   * Raw scores of a cross-encoded plan: one logit per sequence (crossRows), read in the cross pool;
+   * questions are started a slice of sequences per turn of the event loop, as in features().
+   */
+  private async crossScores(plan: Plan, ticket: Ticket): Promise<RawScores> {
+    const work = plan.work as Work;
+    const started: Promise<number[]>[] = [];
+    let slice = 0;
+    for (let i = 0; i < plan.questions.length; i++) {
+      if (slice >= PAIRS_PER_TURN) {
+        slice = 0;
+        await new Promise((resolve) => setImmediate(resolve));
+        if (ticket.cancelled) throw new CancelledError();
+      }
+      const rows = crossRows(plan.questions[i].question.kind, work.pairs[i], this.bare);
+      const p = this.crossQuestion(plan.questions[i], work.pairs[i], rows, work.ranker, ticket);
+      p.catch(() => undefined);
+      started.push(p);
+      slice += rows.length;
+    }
+    return Promise.all(started);
+  }
+
+  private async crossQuestion(qp: QuestionPlan, pairs: PairWork[], rows: Int32Array[], ranker: Path, ticket: Ticket): Promise<number[]> {
+    const pool = (this.cross as Path).pool;
+    const limit = this.config.cross?.prefilter ?? Infinity;
+    const kept = qp.question.kind !== "noul" && rows.length > limit ? await this.prefilter(qp, pairs, ranker, limit, ticket) : null;
+    const logits = await Promise.all(
+      rows.map((r, k) => (kept === null || kept.has(k) ? pool.embed(r, ticket).then((v) => v[0]) : Number.NEGATIVE_INFINITY)),
+    );
+    return crossRaw(qp.question.kind, logits);
+  }
+
+  /**
+   * The `limit` options of a question that the bi-encoder ranks highest (ties: the smaller key, so the
+   * choice never depends on the order of the options).
+   */
+  private async prefilter(qp: QuestionPlan, pairs: PairWork[], ranker: Path, limit: number, ticket: Ticket): Promise<Set<number>> {
+    const sub: Plan = { questions: [qp], inputTokens: 0, work: { pairs: [pairs], path: ranker, ranker } satisfies Work };
+    const [f] = await this.features(sub, false, ticket);
+    const raw = this.mix(f, ranker.config);
+    const keys = qp.question.options.map((o) => o.key);
+    const order = raw.map((_, k) => k).sort((a, b) => raw[b] - raw[a] || (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : 0));
+    return new Set(order.slice(0, limit));
   }
 
   /**

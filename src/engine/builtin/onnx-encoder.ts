@@ -13,8 +13,13 @@ export interface BatchEncoder {
   embed(lengths: Int32Array, ids: Int32Array): Promise<Float32Array<ArrayBuffer>>;
 }
 
-export async function onnxEncoder(variant: EncoderVariant = "onnx", threads = 1): Promise<BatchEncoder> {
-  const session = await ort.InferenceSession.create(encoderPath(variant), {
+export function onnxEncoder(variant: EncoderVariant = "onnx", threads = 1): Promise<BatchEncoder> {
+  return onnxBatches(encoderPath(variant), "embeddings", `onnxruntime-${variant}`, threads);
+}
+
+/** Any graph with the encoder's inputs: `output` is read per row (embeddings, or the cross-encoder's scores). */
+export async function onnxBatches(file: string, output: string, backend: string, threads = 1): Promise<BatchEncoder> {
+  const session = await ort.InferenceSession.create(file, {
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
     executionMode: "sequential",
@@ -35,7 +40,7 @@ export async function onnxEncoder(variant: EncoderVariant = "onnx", threads = 1)
     const dims = [rows, width];
     const out = await session.run({ input_ids: new ort.Tensor("int32", dense, dims), attention_mask: new ort.Tensor("int32", mask, dims) });
     // Copy out of ONNX Runtime's buffer so it can be transferred.
-    return Float32Array.from(out.embeddings.data as Float32Array);
+    return Float32Array.from(out[output].data as Float32Array);
   };
-  return { backend: `onnxruntime-${variant}`, embed };
+  return { backend, embed };
 }

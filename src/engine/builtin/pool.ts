@@ -2,6 +2,7 @@ import { Worker } from "node:worker_threads";
 import { CancelledError } from "../engine.js";
 import { Lanes } from "../lanes.js";
 import { WorkerBatches } from "../worker-batches.js";
+import { CROSS_MAX_TOKENS } from "./cross.js";
 
 /** One batch for a worker: `lengths[r]` ids of row r, concatenated in `ids`. */
 export interface EmbedRequest {
@@ -29,8 +30,16 @@ export const MODEL_MAX_TOKENS = 128;
 /** The student (a table lookup) reads whole pairs: this many tokens at most. */
 export const STUDENT_MAX_TOKENS = 256;
 
-/** What the workers run: the Universal Sentence Encoder (teacher) or the multilingual student table. */
-export type Encoder = { kind: "teacher" } | { kind: "student"; dir: string };
+/**
+ * What the workers run: the Universal Sentence Encoder (teacher), the multilingual student table, or
+ * the cross-encoder (`file`: its ONNX graph), whose "embedding" of a sequence is its one logit.
+ */
+export type Encoder = { kind: "teacher" } | { kind: "student"; dir: string } | { kind: "cross"; file: string };
+
+/** Numbers per sequence that an encoder gives. */
+export function widthOf(encoder: Encoder): number {
+  return encoder.kind === "cross" ? 1 : EMBED_DIM;
+}
 
 /** Sent to a worker as its workerData. */
 export interface WorkerSetup {
@@ -104,6 +113,8 @@ export class EmbedPool {
   readonly encoder: Encoder;
   /** Longest sequence one embed() call takes. */
   readonly maxTokens: number;
+  /** Numbers per sequence. */
+  private readonly width: number;
 
   constructor(private readonly opts: PoolOptions) {
     this.maxBatchTokens = opts.maxBatchTokens ?? DEFAULT_BATCH_TOKENS;
@@ -111,7 +122,8 @@ export class EmbedPool {
     this.windowMs = opts.batchWindowMs ?? 0;
     this.url = opts.workerUrl ?? new URL("./worker.js", import.meta.url);
     this.encoder = opts.encoder ?? { kind: "teacher" };
-    this.maxTokens = this.encoder.kind === "student" ? STUDENT_MAX_TOKENS : MODEL_MAX_TOKENS;
+    this.maxTokens = { student: STUDENT_MAX_TOKENS, cross: CROSS_MAX_TOKENS, teacher: MODEL_MAX_TOKENS }[this.encoder.kind];
+    this.width = widthOf(this.encoder);
   }
 
   /** Starts every worker; rejects (and stops the others) when any of them cannot load the model. */
@@ -311,7 +323,7 @@ export class EmbedPool {
       const err = new Error(`builtin model failed: ${msg.message}`);
       for (const job of jobs) this.settle(job, err);
     } else {
-      jobs.forEach((job, r) => this.settle(job, msg.vectors.slice(r * EMBED_DIM, (r + 1) * EMBED_DIM)));
+      jobs.forEach((job, r) => this.settle(job, msg.vectors.slice(r * this.width, (r + 1) * this.width)));
     }
     this.schedule();
   }

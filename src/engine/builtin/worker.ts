@@ -6,11 +6,12 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { readFileSync, readlinkSync } from "node:fs";
+import { basename } from "node:path";
 import { setPriority } from "node:os";
 import type { EmbedRequest, WorkerReply, WorkerSetup } from "./pool.js";
 import { Student } from "./student.js";
 import { vocabPath, type Vocabulary } from "./tokenizer.js";
-import { onnxEncoder, type BatchEncoder } from "./onnx-encoder.js";
+import { onnxBatches, onnxEncoder, type BatchEncoder } from "./onnx-encoder.js";
 import { tfjsEncoder } from "./tfjs-encoder.js";
 
 const port = parentPort;
@@ -36,6 +37,7 @@ lowerThreadPriority();
  * int8 file, and =tfjs the package's tfjs graph it was built from (a dev dependency, for measuring).
  */
 function teacher(): Promise<BatchEncoder> {
+  if (setup.encoder.kind === "cross") return onnxBatches(setup.encoder.file, "scores", `onnxruntime-${basename(setup.encoder.file, ".onnx")}`);
   const choice = process.env.SVC_BUILTIN_ENCODER ?? "onnx";
   if (choice === "tfjs") return tfjsEncoder();
   if (choice === "onnx" || choice === "int8") return onnxEncoder(choice);
