@@ -1,0 +1,293 @@
+/**
+ * Three `svc serve` instances sharing keys and usage in PostgreSQL and limit counters in Redis (the
+ * real servers of the test machine, a database and a key prefix of this run's own). PostgreSQL and
+ * Redis are made unreachable through TCP relays this test owns (TcpProxy: open connections reset,
+ * new ones closed), so that the shared servers keep running for everyone else; "Redis lost its data"
+ * is the deletion of every key under this run's prefix, which is what a restart without persistence
+ * does to this service's counters.
+ */
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { awayFromMinuteEdge, cli, post, startService, tempDir, type Reply, type Service } from "./helpers/service.js";
+import { createScratch, REDIS_URL, type Scratch } from "./helpers/shared-state.js";
+import { TcpProxy } from "./helpers/tcp-proxy.js";
+
+const body = { model: "svc-latest", state: "Please cancel my order.", questions: { q: { type: "noul", instructions: "Does the customer want to cancel?" } } };
+
+let scratch: Scratch;
+let pgProxy: TcpProxy;
+let redisProxy: TcpProxy;
+let svcs: Service[] = [];
+let env: Record<string, string>;
+/** Request ids of every 200 this test saw, and of requests that got no answer at all (connection lost). */
+const ok = new Set<string>();
+const unanswered = new Set<string>();
+let sent = 0;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** One request to instance `i`; 200s are recorded. A request cut off with its instance resolves to status 0. */
+async function call(i: number, key: string): Promise<Reply> {
+  sent++;
+  try {
+    const r = await post({ url: svcs[i].url, key }, "/v1/systemone", body);
+    if (r.status === 200) ok.add(r.headers.get("x-request-id")!);
+    return r;
+  } catch {
+    unanswered.add(String(sent));
+    return { status: 0, headers: new Headers(), body: null };
+  }
+}
+
+/** n requests at once, spread round-robin over the instances. */
+function burst(n: number, key: string, instances = svcs.length): Promise<Reply[]> {
+  return Promise.all(Array.from({ length: n }, (_, i) => call(i % instances, key)));
+}
+
+async function cliKey(args: string[]): Promise<string> {
+  const r = await cli(["keys", "create", ...args], env);
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stdout.trim().split("\n");
+  return lines[lines.length - 1];
+}
+
+async function rowIds(): Promise<Set<string>> {
+  const r = await scratch.db.query<{ request_id: string }>("SELECT request_id FROM usage");
+  return new Set(r.rows.map((x) => x.request_id));
+}
+
+async function health(i: number): Promise<unknown> {
+  return (await fetch(`${svcs[i].url}/healthz`)).json();
+}
+
+/** Polls until `check` holds or `ms` pass; returns whether it held. */
+async function until(check: () => Promise<boolean>, ms: number, step = 50): Promise<boolean> {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > end) return false;
+    await sleep(step);
+  }
+}
+
+function count(rs: Reply[], status: number): number {
+  return rs.filter((r) => r.status === status).length;
+}
+
+before(async () => {
+  scratch = await createScratch("scale");
+  pgProxy = await TcpProxy.start("127.0.0.1", Number(new URL(scratch.databaseUrl()).port));
+  const redisUrl = new URL(REDIS_URL);
+  redisProxy = await TcpProxy.start(redisUrl.hostname, Number(redisUrl.port || 6379));
+  env = {
+    SVC_DATA_DIR: tempDir(),
+    SVC_DATABASE_URL: scratch.databaseUrl("127.0.0.1", pgProxy.port),
+    SVC_REDIS_URL: `redis://127.0.0.1:${redisProxy.port}`,
+    SVC_REDIS_PREFIX: scratch.redisPrefix,
+    SVC_PER_MINUTE: "0",
+    SVC_PER_DAY: "0",
+    SVC_MONTHLY_TOKENS: "0",
+    SVC_PG_TIMEOUT_MS: "1500",
+    SVC_REDIS_TIMEOUT_MS: "500",
+    SVC_WORKERS: "1",
+  };
+  // All three start at once on the empty database: one migrates and creates the bootstrap key, the others wait and find it.
+  const key = `svc_0123abcd_${"k".repeat(43)}`;
+  svcs = await Promise.all([0, 1, 2].map(() => startService({ key, env: { ...env, SVC_DATA_DIR: tempDir() } })));
+});
+
+after(async () => {
+  await Promise.all(svcs.map((s) => s.stop("SIGKILL")));
+  await pgProxy?.close();
+  await redisProxy?.close();
+  await scratch?.drop();
+});
+
+describe("three instances on PostgreSQL and Redis", () => {
+  test("the schema is migrated once, by versioned migrations, while three instances start together", async () => {
+    const m = await scratch.db.query("SELECT version, name FROM schema_migrations ORDER BY version");
+    assert.deepEqual(m.rows, [{ version: 1, name: "keys and usage" }]);
+    const keys = await scratch.db.query("SELECT name, prefix FROM keys");
+    assert.deepEqual(keys.rows, [{ name: "bootstrap", prefix: "0123abcd" }]);
+    for (let i = 0; i < 3; i++) {
+      assert.deepEqual(await health(i), { status: "ok", model: "ready", dependencies: { postgres: "up", redis: "up" } });
+      assert.equal((await call(i, svcs[0].key)).status, 200);
+    }
+  });
+
+  test("svc keys create, list, revoke and svc usage work against PostgreSQL", async () => {
+    const key = await cliKey(["--name", "cli-check", "--per-minute", "9"]);
+    const prefix = key.slice(4, 12);
+    const list = await cli(["keys", "list"], env);
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, new RegExp(`cli-check\\s+${prefix}\\s+\\S+\\s+active\\s+9\\s+default\\s+default`));
+    assert.ok(!list.stdout.includes(key.slice(13)), "the secret is never listed");
+    const rs = await burst(3, key);
+    assert.deepEqual(rs.map((r) => r.status), [200, 200, 200]);
+    const tokens = rs[0].body.usage.input_tokens as number;
+    const usage = await cli(["usage", "--key", prefix, "--json"], env);
+    assert.equal(usage.code, 0, usage.stderr);
+    const row = JSON.parse(usage.stdout).keys[0];
+    assert.equal(row.prefix, prefix);
+    assert.equal(row.requests, 3);
+    assert.equal(row.input_tokens, 3 * tokens);
+    const revoked = await cli(["keys", "revoke", prefix], env);
+    assert.equal(revoked.code, 0, revoked.stderr);
+    assert.match(revoked.stdout, new RegExp(`^revoked key_[0-9a-f]{16} \\(cli-check, prefix ${prefix}\\) at `));
+    const missing = await cli(["keys", "revoke", "ffffffff"], env);
+    assert.equal(missing.code, 1);
+    assert.equal(missing.stderr, "svc: no key with id or prefix ffffffff\n");
+  });
+
+  test("limits hold exactly across instances: N per minute, per day and monthly tokens admit exactly N of many concurrent requests", async () => {
+    await awayFromMinuteEdge();
+    const minuteKey = await cliKey(["--name", "minute", "--per-minute", "10"]);
+    const rs = await burst(30, minuteKey);
+    assert.equal(count(rs, 200), 10);
+    assert.equal(count(rs, 429), 20);
+    for (const r of rs.filter((x) => x.status === 429)) {
+      assert.equal(r.body.error.type, "rate_limit_error");
+      assert.equal(r.body.error.limit, "key_limit");
+      assert.equal(r.body.error.window, "per_minute");
+      const retry = Number(r.headers.get("retry-after"));
+      assert.ok(retry >= 1 && retry <= 60, `Retry-After ${retry}`);
+    }
+
+    const dayKey = await cliKey(["--name", "day", "--per-day", "7"]);
+    const ds = await burst(21, dayKey);
+    assert.equal(count(ds, 200), 7);
+    assert.equal(count(ds, 429), 14);
+    assert.ok(ds.filter((x) => x.status === 429).every((r) => r.body.error.window === "per_day"));
+
+    const tokens = (await call(0, svcs[0].key)).body.usage.input_tokens as number;
+    const monthKey = await cliKey(["--name", "month", "--monthly-tokens", String(5 * tokens + Math.floor(tokens / 2))]);
+    const ms = await burst(15, monthKey);
+    assert.equal(count(ms, 200), 5);
+    assert.equal(count(ms, 429), 10);
+    const refused = ms.find((x) => x.status === 429)!;
+    assert.equal(refused.body.error.window, "monthly_quota");
+    assert.equal(
+      refused.body.error.message,
+      `This key's own limit is reached (monthly_quota: ${5 * tokens + Math.floor(tokens / 2)}). Retry in ${refused.headers.get("retry-after")} s.`,
+    );
+  });
+
+  test("every 200 has its usage row in PostgreSQL, and no other request has one", async () => {
+    assert.deepEqual(await rowIds(), ok);
+  });
+
+  test("svc keys revoke takes effect on all three instances within one second", async (t) => {
+    const key = await cliKey(["--name", "to-revoke"]);
+    for (let i = 0; i < 3; i++) assert.equal((await call(i, key)).status, 200); // cached on every instance
+    const r = await cli(["keys", "revoke", key.slice(4, 12)], env);
+    assert.equal(r.code, 0, r.stderr);
+    const revokedAt = Date.now();
+    const seen = await Promise.all(
+      [0, 1, 2].map(async (i) => {
+        await until(async () => (await post({ url: svcs[i].url, key }, "/v1/systemone", body)).status === 401, 2000, 20);
+        return Date.now() - revokedAt;
+      }),
+    );
+    t.diagnostic(`revocation seen after ${seen.join(", ")} ms`);
+    for (const ms of seen) assert.ok(ms < 1000, `revocation seen after ${ms} ms (${seen.join(", ")})`);
+    const after = await post({ url: svcs[2].url, key }, "/v1/systemone", body);
+    assert.equal(after.status, 401);
+    assert.equal(after.body.error.message, "Invalid or revoked API key.");
+  });
+
+  test("when Redis loses its data, day and month figures are rebuilt from the ledger", async () => {
+    const tokens = (await call(0, svcs[0].key)).body.usage.input_tokens as number;
+    const key = await cliKey(["--name", "rebuilt", "--per-day", "12", "--monthly-tokens", String(9 * tokens)]);
+    assert.equal(count(await burst(4, key), 200), 4);
+    assert.ok((await scratch.flushRedis()) > 0);
+    // The day has 4 billed requests and the month 4 requests' tokens: 8 more fit the day, 5 the month.
+    const rs = await burst(8, key);
+    assert.equal(count(rs, 200), 5);
+    assert.ok(rs.filter((r) => r.status === 429).every((r) => r.body.error.window === "monthly_quota"));
+    await scratch.flushRedis();
+    const day = await cliKey(["--name", "rebuilt-day", "--per-day", "6"]);
+    assert.equal(count(await burst(4, day), 200), 4);
+    await scratch.flushRedis();
+    const ds = await burst(6, day);
+    assert.equal(count(ds, 200), 2);
+    assert.ok(ds.filter((r) => r.status === 429).every((r) => r.body.error.window === "per_day"));
+  });
+
+  test("Redis unreachable: 503 with Retry-After and /healthz names it; back by itself, with its data gone", async () => {
+    redisProxy.cut();
+    await scratch.flushRedis();
+    assert.ok(await until(async () => (await call(1, svcs[0].key)).status === 503, 3000));
+    const r = await call(2, svcs[0].key);
+    assert.equal(r.status, 503);
+    assert.equal(r.headers.get("retry-after"), "2");
+    assert.deepEqual(r.body, {
+      error: { type: "service_unavailable_error", message: "A service this server depends on is unavailable; the request was not served or billed. Retry in 2 s." },
+      detail: [],
+    });
+    for (let i = 0; i < 3; i++) {
+      assert.ok(await until(async () => JSON.stringify(await health(i)) === JSON.stringify({ status: "degraded", model: "ready", dependencies: { postgres: "up", redis: "down" } }), 3000), `instance ${i}: ${JSON.stringify(await health(i))}`);
+    }
+    redisProxy.restore();
+    for (let i = 0; i < 3; i++) {
+      assert.ok(await until(async () => (await call(i, svcs[0].key)).status === 200, 5000), `instance ${i} did not recover`);
+      assert.deepEqual(await health(i), { status: "ok", model: "ready", dependencies: { postgres: "up", redis: "up" } });
+    }
+    assert.deepEqual(await rowIds(), ok);
+  });
+
+  test("PostgreSQL unreachable under load: 503 meanwhile, then 200s; every 200 billed once and nothing else billed", async (t) => {
+    const key = await cliKey(["--name", "pg-outage"]);
+    let running = true;
+    const statuses = new Map<number, number>();
+    const clients = Array.from({ length: 6 }, async (_, c) => {
+      while (running) {
+        const r = await call(c % 3, key);
+        statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+        if (r.status === 503) {
+          assert.equal(r.body.error.type, "service_unavailable_error");
+          assert.equal(r.headers.get("retry-after"), "2");
+          await sleep(50);
+        }
+      }
+    });
+    await sleep(1000);
+    pgProxy.cut();
+    assert.ok(await until(async () => JSON.stringify(await health(0)).includes('"postgres":"down"'), 3000), "healthz did not report postgres down");
+    await sleep(2000);
+    pgProxy.restore();
+    assert.ok(await until(async () => (await health(0) as { status: string }).status === "ok", 5000));
+    const before200 = statuses.get(200) ?? 0;
+    await sleep(1500);
+    running = false;
+    await Promise.all(clients);
+    t.diagnostic(`statuses: ${JSON.stringify(Object.fromEntries(statuses))}`);
+    assert.ok((statuses.get(503) ?? 0) > 0, `statuses: ${JSON.stringify([...statuses])}`);
+    assert.ok((statuses.get(200) ?? 0) > before200, "200s again after PostgreSQL came back");
+    assert.deepEqual([...statuses.keys()].sort(), [200, 503]);
+    // Rows of requests answered 503 while their commit was in doubt are deleted once PostgreSQL is back.
+    assert.ok(await until(async () => (await rowIds()).size === ok.size, 5000));
+    assert.deepEqual(await rowIds(), ok);
+  });
+
+  test("SIGKILL of one instance under load loses no billed row", async (t) => {
+    const key = await cliKey(["--name", "kill"]);
+    let running = true;
+    const clients = Array.from({ length: 6 }, async (_, c) => {
+      while (running) await call(c % 3, key);
+    });
+    await sleep(1500);
+    const killed = svcs[2].proc;
+    killed.kill("SIGKILL");
+    await new Promise((r) => killed.once("exit", r));
+    await sleep(1000);
+    running = false;
+    await Promise.all(clients);
+    const rows = await rowIds();
+    t.diagnostic(`${ok.size} 200s, ${rows.size} rows, ${unanswered.size} requests without an answer`);
+    for (const id of ok) assert.ok(rows.has(id), `200 ${id} has no usage row`);
+    // Rows beyond the 200s seen: only requests the killed instance committed and could not answer.
+    assert.ok(rows.size - ok.size <= unanswered.size, `${rows.size - ok.size} extra rows, ${unanswered.size} unanswered`);
+    svcs.pop();
+    assert.equal((await call(0, key)).status, 200);
+  });
+});
