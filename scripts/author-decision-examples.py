@@ -277,7 +277,8 @@ def support_builder(C):
     def build(rng):
         dept = pick(rng, sorted(C["cores"]))
         text, extra = pick(rng, C["cores"][dept])
-        level = rng.randrange(4)
+        # enquiries from prospects and applicants are written calm or mildly impatient only
+        level = rng.randrange(2) if dept in ("sales", "careers") else rng.randrange(4)
         attrs = dict(dept=dept, refund=False, deadline=False, ref=False, frustration=level)
         attrs.update(extra)
         pre, mid = [], []
@@ -298,7 +299,8 @@ def support_builder(C):
             parts.append(tone)
         if rng.random() < 0.2 and level < 3:
             parts.append(pick(rng, C["signoff"]))
-        state = wrap_state(join(*parts), rng, C["senders"], C["channels"], 0.12)
+        body = join(*parts[len(pre):]) if pre else join(*parts)
+        state = wrap_state((pre[0] + "\n" + body) if pre else body, rng, C["senders"], C["channels"], 0.12)
         return state, attrs
     return build
 
@@ -1088,32 +1090,38 @@ MOD["en"] = dict(
                              "Tried a 75% hydration dough today and the crumb finally opened up. Thanks for the tips last week!",
                              "Does anyone bake with spelt? Mine spreads flat no matter how tight I shape it.",
                              "I respectfully disagree that you need a Dutch oven. A tray of boiling water under the stone works fine for me.",
-                             "What's everyone's go-to scoring pattern for a simple boule?"],
+                             "What's everyone's go-to scoring pattern for a simple boule?",
+                             "Finally got an ear on my baguettes by scoring at a shallower angle.", "How long can a starter sit in the fridge without feeding?", "Rye loaf attempt number three: better, but still gummy in the middle."],
         "road cycling": ["Planning my first 100 km ride this weekend. How much food should I bring?",
                          "Swapped to 28 mm tyres and the ride on cobbles is so much smoother.",
                          "Is it worth servicing an old 9-speed groupset or should I just upgrade?",
                          "I see your point about clipless pedals, but flats have been safer for me in city traffic.",
-                         "Anyone riding the coastal loop on Sunday morning? Happy to share the pace."],
+                         "Anyone riding the coastal loop on Sunday morning? Happy to share the pace.",
+                         "Chain keeps skipping on the smallest cog. Cable tension or a worn cassette?", "Best way to carry a rain jacket without a saddle bag?", "Did my first club ride today and nobody got dropped. Lovely group."],
         "vegetable gardening": ["My tomato leaves are curling at the edges. Too much water or too little?",
                                 "First harvest of the year: a whole basket of radishes and some very proud kids.",
                                 "Which companion plants actually keep aphids off broad beans?",
                                 "Good idea in theory, but in my experience copper tape didn't stop the slugs at all.",
-                                "When do you usually plant garlic in a cold climate?"],
+                                "When do you usually plant garlic in a cold climate?",
+                                "Raised beds or straight into the ground for heavy clay soil?", "My courgettes have powdery mildew again. Any organic fix?", "Sharing my seed-swap list: three kinds of beans and a purple carrot."],
         "photography": ["Is a 35 mm or a 50 mm prime better for street photos?",
                         "Here's my first attempt at long exposure over the harbour. Feedback welcome.",
                         "How do you keep your lens from fogging up on early winter shoots?",
                         "I'm not convinced shooting RAW is always necessary; JPEGs served me fine for family photos.",
-                        "Which cheap tripod holds steady in wind?"],
+                        "Which cheap tripod holds steady in wind?",
+                        "My portraits look flat. Should I move the light to the side?", "Tried film for the first time and loved the grain.", "How do you back up photos while travelling without a laptop?"],
         "home networking": ["My mesh nodes keep dropping the connection to the main router every evening.",
                             "Finally ran ethernet to the office upstairs and the video calls are flawless now.",
                             "Is it safe to leave UPnP enabled on a home router?",
                             "I'd argue VLANs are overkill for most homes, but they do make sense if you have lots of smart devices.",
-                            "Which channel width do you use on 5 GHz in a crowded apartment block?"],
+                            "Which channel width do you use on 5 GHz in a crowded apartment block?",
+                            "Is powerline networking any good in an old house?", "Set up a guest network for the smart plugs, works nicely.", "My NAS drops off the network after every router reboot."],
         "board games": ["Looking for a two-player game that takes under 30 minutes. Suggestions?",
                         "We finally beat the campaign in our co-op game after eleven sessions!",
                         "How do you store all the tiny tokens without losing half of them?",
                         "Fair criticism of the rulebook, though I found the online FAQ answered most questions.",
-                        "Is the expansion worth it if we only play with three people?"],
+                        "Is the expansion worth it if we only play with three people?",
+                        "Which game would you use to teach complete beginners?", "Painted all the miniatures over the winter, pictures inside.", "Our group argues about the trading rule every time. How do you play it?"],
     },
     spam_hook=["🔥 LIMITED OFFER 🔥", "Congratulations, you have been selected!", "Make $500 a day from your phone!!!", "Cheap followers and likes,", "URGENT:", "Best prices on designer watches"],
     spam_body=["Genuine brand watches at 90% off.", "No experience needed, start earning today.", "Claim your free gift card now before it expires.", "Guaranteed 10k followers in 24 hours.",
@@ -1294,7 +1302,7 @@ MOD_Q["pt"] = dict(
     tox_scales=[(["Nada tóxico: educado ou neutro", "Um pouco grosseiro: sarcasmo ou desdém", "Hostil: ataques duros às ideias ou ao trabalho de alguém", "Grave: ofensas diretas a uma pessoa"], None),
                 (["Inofensivo", "Meio grosseiro", "Claramente ofensivo"], {0: 0, 1: 1, 2: 1, 3: 2})],
     attack_phr=["O comentário ofende outro usuário pessoalmente?"], attack_mean=[("Alguém é ofendido ou humilhado diretamente", "Ninguém é ofendido diretamente")],
-    spam_phr=["É propaganda lixo?", "Isto deve ser removido como spam?"], spam_mean=[("Golpe, propaganda em massa ou links lixo", "Não é spam")],
+    spam_phr=["É propaganda lixo?", "Isto deve ser removido como spam?"], spam_mean=[("Golpe, propaganda em massa ou links suspeitos", "Não é spam")],
     promo_phr=["O autor está fazendo propaganda de si mesmo?"], promo_mean=[("O autor divulga o próprio negócio, produto ou canal", "Não há autopromoção")],
     link_phr=["A postagem tem algum link ou endereço de site?"], link_mean=None,
 )
@@ -1312,13 +1320,13 @@ MOD_Q["fr"] = dict(
 )
 MOD_Q["de"] = dict(
     cat_phr=["Welches Moderationslabel passt zu diesem Beitrag?", "Wie sollten die Moderatoren diesen Kommentar einordnen?"],
-    cat_pool={"ok": ["Normaler Beitrag, passt zum Thema"], "spam": ["Betrug, Massenwerbung oder dubiose Links"], "harassment": ["Beleidigung oder Mobbing einer Person"],
+    cat_pool={"ok": ["Gewöhnlicher Beitrag, der beim Thema bleibt"], "spam": ["Betrug, Massenwerbung oder dubiose Links"], "harassment": ["Beleidigung oder Mobbing einer Person"],
               "self_promotion": ["Der Autor wirbt für sein eigenes Geschäft, seinen Kanal oder sein Produkt"], "off_topic": ["Hat mit dem Thema des Forums nichts zu tun"]},
     tox_phr=["Wie feindselig ist diese Antwort?", "Wie unhöflich ist dieser Kommentar?"],
     tox_scales=[(["Nicht toxisch: höflich oder neutral", "Leicht unhöflich: Sarkasmus oder Herablassung", "Feindselig: harte Abwertung der Ideen oder Arbeit anderer", "Schwer: direkte Beleidigung einer Person"], None),
                 (["Harmlos", "Etwas unhöflich", "Klar beleidigend"], {0: 0, 1: 1, 2: 1, 3: 2})],
     attack_phr=["Beleidigt der Kommentar ein anderes Mitglied persönlich?"], attack_mean=[("Jemand wird direkt beleidigt oder herabgesetzt", "Niemand wird direkt beleidigt")],
-    spam_phr=["Ist das Werbemüll?", "Sollte das als Spam gelöscht werden?"], spam_mean=[("Betrug, Massenwerbung oder Müll-Links", "Kein Spam")],
+    spam_phr=["Ist das Werbemüll?", "Sollte das als Spam gelöscht werden?"], spam_mean=[("Abzocke, Werbeflut oder zwielichtige Links", "Kein Spam")],
     promo_phr=["Macht der Autor Werbung in eigener Sache?"], promo_mean=[("Der Autor bewirbt sein eigenes Geschäft, Produkt oder seinen Kanal", "Keine Eigenwerbung")],
     link_phr=["Enthält der Beitrag einen Link oder eine Webadresse?"], link_mean=None,
 )
@@ -1354,7 +1362,7 @@ URG["en"] = dict(
             ("The nightly backup failed for the second night in a row.", {}),
             ("The warehouse scanners can't sync, so pickers are writing orders on paper and falling behind.", {}),
             ("An employee clicked a phishing link and entered their password; we've seen no misuse yet.", dict(security=True)),
-            ("The certificate on our API expires tomorrow at midnight and the renewal job failed.", {}),
+            ("The certificate on our API expires tonight at midnight and the renewal job failed.", {}),
             ("Support phone lines drop every call after about a minute, so customers can only reach us by email.", {}),
             ("Half of the point-of-sale terminals in the Lyon store are rebooting every few minutes.", {})],
         3: [("The whole website is returning 503 errors for every visitor. Nothing loads.", dict(down=True)),
@@ -1750,7 +1758,7 @@ def en_facts(rng, S):
             text = "Sorry everyone, %s can't make the %s on %s because of %s." % (name, ev, d1, reason)
             att = False
         else:
-            text = "Good news: %s will be at the %s on %s after all, %s or not." % (name, ev, d1, reason)
+            text = "Good news: %s will make it to the %s on %s after all." % (name, ev, d1)
             att = True
         qs = [("noul", "Is %s going to the %s?" % (name, ev), att), ("noul", "Does the message say %s is unwell?" % name, ill if not att else False) if not att else ("noul", "Is the %s on %s?" % (ev, d2), False),
               ("noul", "Is the %s on %s?" % (ev, d1), True), ("noul", "Does %s organise the %s?" % (name2, ev), False)]
@@ -2004,6 +2012,280 @@ def facts_builder(fn, lang):
 
 for _lg, _fn, _n in (("en", en_facts, 620), ("es", es_facts, 75), ("pt", pt_facts, 75), ("fr", fr_facts, 75), ("de", de_facts, 75)):
     register("facts", _lg, _n, facts_builder(_fn, _lg), [(1, fixed_qs())], max_uses=2)
+
+# ======================================================================================
+# LEAD QUALIFICATION (readiness 0 browsing .. 3 ready to buy now) and DOCUMENT TYPE
+# ======================================================================================
+LEAD = {}
+LEAD["en"] = dict(
+    intro=[("I run a dental practice with 12 staff.", True), ("We're a logistics firm of about 200 people.", True), ("I'm a freelance translator.", None),
+           ("Our marketing agency has 35 employees across two offices.", True), ("I manage IT for a chain of four hotels.", False), ("I'm writing on behalf of a regional charity.", False), ("", False)],
+    core={0: ["Just browsing for now; we have no plans to change tools this year.", "Mostly curious how your product works, nothing planned.", "A colleague mentioned you, so I'm having a look out of interest.",
+              "I'm writing a university paper on scheduling software and wondered how yours compares."],
+          1: ["We're starting to compare a few options for next year and would like some general information.", "We might replace our current system at some point and are gathering brochures.",
+              "Could you send an overview? We're at a very early stage of looking around.", "We're listing possible vendors; a decision is probably months away."],
+          2: ["We've shortlisted you and one competitor and plan to decide by the end of the month.", "Our current contract ends in six weeks, so we need a replacement soon. Can we get a quote?",
+              "Management has approved the project and we'd like a demo this week to finalise the choice.", "If the trial goes well we intend to sign before the quarter closes."],
+          3: ["Please send the contract today; we want to start with 20 seats on Monday.", "We're ready to buy. How do we pay for the annual plan right now?",
+              "Decision made: we'll take the Business plan. Where do I sign?", "Go ahead and set up our account, the purchase order is attached."]},
+    budget=["Budget is roughly 400 euros a month.", "We've set aside about 10k for this.", "Our spending limit is around 2,000 a year."],
+    senders=["Ana (ops lead)", "J. Whitfield", "procurement@ a client"], channels=["email", "web form"],
+)
+LEAD["es"] = dict(
+    intro=[("Tengo una clínica dental con 12 empleados.", True), ("Somos una empresa de transporte de unas 200 personas.", True), ("Escribo en nombre de una fundación.", False), ("", False)],
+    core={0: ["Solo estoy curioseando; no pensamos cambiar de herramienta este año.", "Me lo comentó un compañero y estoy echando un vistazo por curiosidad."],
+          1: ["Estamos empezando a comparar opciones para el año que viene y queremos información general.", "Quizá cambiemos de sistema más adelante; de momento recopilamos folletos."],
+          2: ["Os tenemos en la lista final junto con otro proveedor y decidiremos a finales de mes.", "Nuestro contrato actual vence en seis semanas; ¿nos pasáis un presupuesto?"],
+          3: ["Enviadnos hoy el contrato, queremos empezar el lunes con 20 licencias.", "Ya está decidido: nos quedamos con el plan Empresa. ¿Dónde firmo?"]},
+    budget=["El presupuesto ronda los 400 euros al mes.", "Tenemos reservados unos 10.000 euros para esto."],
+    senders=["Ana", "J. Ortega"], channels=["email", "formulario web"],
+)
+LEAD["pt"] = dict(
+    intro=[("Tenho um consultório odontológico com 12 funcionários.", True), ("Somos uma transportadora com cerca de 200 pessoas.", True), ("Escrevo em nome de uma ONG.", False), ("", False)],
+    core={0: ["Só estou dando uma olhada; não pensamos em trocar de ferramenta este ano.", "Um colega comentou sobre vocês e fiquei curioso."],
+          1: ["Estamos começando a comparar opções para o ano que vem e queremos informações gerais.", "Talvez a gente troque de sistema mais para frente; por enquanto estamos juntando materiais."],
+          2: ["Vocês estão na lista final com mais um fornecedor e vamos decidir até o fim do mês.", "Nosso contrato atual vence em seis semanas; podem mandar um orçamento?"],
+          3: ["Mandem o contrato hoje, queremos começar na segunda com 20 licenças.", "Está decidido: vamos ficar com o plano Empresarial. Onde eu assino?"]},
+    budget=["O orçamento gira em torno de 2 mil reais por mês.", "Separamos uns 50 mil reais para isso."],
+    senders=["Ana", "J. Moura"], channels=["email", "formulário"],
+)
+LEAD["fr"] = dict(
+    intro=[("Je dirige un cabinet dentaire de 12 personnes.", True), ("Nous sommes un transporteur d'environ 200 salariés.", True), ("J'écris au nom d'une association.", False), ("", False)],
+    core={0: ["Je regarde simplement par curiosité ; aucun changement d'outil prévu cette année.", "Un collègue m'a parlé de vous, je jette un œil."],
+          1: ["Nous commençons à comparer des solutions pour l'an prochain et souhaitons une documentation générale.", "Nous changerons peut-être de système un jour ; pour l'instant nous rassemblons des brochures."],
+          2: ["Vous êtes dans notre liste finale avec un autre prestataire ; décision d'ici la fin du mois.", "Notre contrat actuel se termine dans six semaines, pouvez-vous nous faire un devis ?"],
+          3: ["Envoyez-nous le contrat aujourd'hui, nous voulons démarrer lundi avec 20 licences.", "C'est décidé, nous prenons l'offre Entreprise. Où dois-je signer ?"]},
+    budget=["Le budget est d'environ 400 € par mois.", "Nous avons prévu à peu près 10 000 € pour ce projet."],
+    senders=["Anne", "J. Lefèvre"], channels=["email", "formulaire"],
+)
+LEAD["de"] = dict(
+    intro=[("Ich leite eine Zahnarztpraxis mit 12 Mitarbeitenden.", True), ("Wir sind eine Spedition mit rund 200 Beschäftigten.", True), ("Ich schreibe im Auftrag eines Vereins.", False), ("", False)],
+    core={0: ["Ich schaue mich nur aus Neugier um; ein Wechsel ist dieses Jahr nicht geplant.", "Ein Kollege hat Sie erwähnt, ich wollte mal reinschauen."],
+          1: ["Wir fangen gerade an, Lösungen fürs nächste Jahr zu vergleichen, und hätten gern allgemeine Infos.", "Vielleicht wechseln wir irgendwann das System; im Moment sammeln wir nur Unterlagen."],
+          2: ["Sie sind mit einem weiteren Anbieter in der engeren Wahl, wir entscheiden bis Monatsende.", "Unser jetziger Vertrag läuft in sechs Wochen aus. Können Sie uns ein Angebot machen?"],
+          3: ["Schicken Sie uns heute den Vertrag, wir wollen am Montag mit 20 Lizenzen starten.", "Die Entscheidung steht: Wir nehmen den Business-Tarif. Wo unterschreibe ich?"]},
+    budget=["Das Budget liegt bei etwa 400 Euro im Monat.", "Wir haben rund 10.000 Euro dafür eingeplant."],
+    senders=["Anja", "J. Brandt"], channels=["E-Mail", "Kontaktformular"],
+)
+
+
+def lead_builder(C):
+    def build(rng):
+        level = rng.randrange(4)
+        intro, size = pick(rng, C["intro"])
+        parts = [intro, pick(rng, C["core"][level])]
+        budget = level > 0 and rng.random() < 0.45
+        if budget:
+            parts.insert(rng.choice([1, 2]), pick(rng, C["budget"]))
+        return wrap_state(join(*parts), rng, C["senders"], C["channels"], 0.1), dict(ready=level, budget=budget, size=size)
+    return build
+
+
+LEAD_Q = {
+    "en": dict(ready_phr=["How close is this prospect to buying?", "Rate this lead's buying readiness.", "How hot is this sales lead?"],
+               ready_scales=[(["Cold: just curious, no plans", "Early research: collecting information", "Warm: shortlist, timeline or quote request", "Ready now: wants to sign or pay"], None),
+                             (["Not buying", "Exploring", "Evaluating seriously", "Closing"], None),
+                             (["No purchase in sight", "Possible later", "Purchase imminent"], {0: 0, 1: 1, 2: 1, 3: 2})],
+               budget_phr=["Does the prospect state a budget?", "Is a spending figure given?"], budget_mean=[("An amount they can spend is stated", "No amount is stated")],
+               size_phr=["Does the message say how many people work there?", "Is the size of the organisation given as a headcount?"], size_mean=None),
+    "es": dict(ready_phr=["¿Qué tan cerca está este cliente potencial de comprar?"],
+               ready_scales=[(["Frío: pura curiosidad", "Investigación inicial", "Templado: lista final, plazo o presupuesto", "Listo: quiere firmar o pagar ya"], None)],
+               budget_phr=["¿Indica el cliente un presupuesto?"], budget_mean=None, size_phr=["¿Dice el mensaje cuántas personas trabajan allí?"], size_mean=None),
+    "pt": dict(ready_phr=["Quão perto de comprar está este cliente em potencial?"],
+               ready_scales=[(["Frio: só curiosidade", "Pesquisa inicial", "Morno: lista final, prazo ou orçamento", "Pronto: quer assinar ou pagar já"], None)],
+               budget_phr=["O cliente informa um orçamento?"], budget_mean=None, size_phr=["A mensagem diz quantas pessoas trabalham lá?"], size_mean=None),
+    "fr": dict(ready_phr=["À quel point ce prospect est-il prêt à acheter ?"],
+               ready_scales=[(["Froid : simple curiosité", "Recherche préliminaire", "Tiède : liste finale, échéance ou devis", "Prêt : veut signer ou payer tout de suite"], None)],
+               budget_phr=["Le prospect indique-t-il un budget ?"], budget_mean=None, size_phr=["Le message précise-t-il combien de personnes y travaillent ?"], size_mean=None),
+    "de": dict(ready_phr=["Wie kaufbereit ist dieser Interessent?"],
+               ready_scales=[(["Kalt: reine Neugier", "Frühe Recherche", "Warm: engere Wahl, Termin oder Angebotsanfrage", "Abschlussbereit: will sofort unterschreiben oder zahlen"], None)],
+               budget_phr=["Nennt der Interessent ein Budget?"], budget_mean=None, size_phr=["Steht in der Nachricht, wie viele Leute dort arbeiten?"], size_mean=None),
+}
+
+for _lg, _n in (("en", 200), ("es", 30), ("pt", 30), ("fr", 30), ("de", 30)):
+    Q = LEAD_Q[_lg]
+    register("lead_qualification", _lg, _n, lead_builder(LEAD[_lg]),
+             [(3, score_q("ready", Q["ready_phr"], Q["ready_scales"])), (1, noul_bool("budget", Q["budget_phr"], Q["budget_mean"])), (0.8, noul_bool("size", Q["size_phr"], Q["size_mean"]))], max_uses=2)
+
+DOCS = {}
+DOCS["en"] = {
+    "invoice": ["Invoice no. 2024-118. 3 x consulting day at 650.00 = 1,950.00. VAT 20%: 390.00. Total due: 2,340.00. Payment within 30 days to the account below.",
+                "Bill to: Harbour Café Ltd. Item: espresso machine service, parts and labour. Amount payable: 185.00 GBP. Due date: 15 May.",
+                "Tax invoice for order 77812. Subtotal 42.50, delivery 4.99, total 47.49. Thank you for your business."],
+    "contract": ["This Agreement is entered into between the Landlord and the Tenant. The Tenant shall pay rent monthly in advance and give two months' written notice to terminate.",
+                 "The Supplier agrees to deliver the goods described in Schedule A. Either party may terminate this agreement for material breach with 30 days' notice.",
+                 "Clause 7: Confidentiality. Each party shall keep secret all information received from the other party during the term and for three years after."],
+    "resume": ["Experienced warehouse supervisor. 2016-2023: shift lead at NorthPoint Logistics, managed 14 pickers. Skills: forklift licence, SAP, first aid.",
+               "Education: BSc Biology, University of Exeter (2019). Experience: lab assistant, 3 years. Languages: English, Spanish (fluent).",
+               "Profile: junior front-end developer with a passion for accessible design. Projects: portfolio site, volunteer booking app. References on request."],
+    "meeting_notes": ["Attendees: Ravi, Jo, Amaka. Decisions: launch moved to 3 June. Actions: Jo to update the roadmap; Amaka to brief sales by Friday.",
+                      "Weekly sync. 1) Hiring: two offers out. 2) Budget: on track. 3) AOB: office move postponed. Next meeting Tuesday 10:00.",
+                      "Minutes of the residents' association, 4 March. Agreed to repaint the stairwell. Treasurer reported a balance of 1,240."],
+    "recipe": ["Serves 4. Fry one chopped onion in olive oil, add two tins of tomatoes and simmer for 20 minutes. Stir in basil and season to taste.",
+               "Ingredients: 200 g flour, 2 eggs, 300 ml milk, a pinch of salt. Whisk until smooth and rest the batter for 30 minutes before frying.",
+               "Preheat the oven to 180°C. Cream the butter and sugar, beat in the eggs, fold in the flour and bake for 25 minutes."],
+    "job_ad": ["We're hiring! Customer support agent, full-time, hybrid. You'll answer emails and chats in English and German. Apply by 30 April.",
+               "Wanted: experienced electrician for our maintenance team. Competitive salary, company van, 28 days' holiday. Send your CV to jobs@ our company.",
+               "Part-time barista needed for weekend shifts. No experience necessary, training provided."],
+    "press_release": ["FOR IMMEDIATE RELEASE. Greenline Energy today announced the opening of its third solar farm, which will power 12,000 homes.",
+                      "City Museum welcomes its one millionth visitor. The museum's director said the milestone reflects growing interest in local history.",
+                      "Acme Robotics announces a partnership with two universities to train 500 engineers over the next three years."],
+    "bug_report": ["Steps to reproduce: 1. Open settings. 2. Toggle notifications off. 3. Restart. Expected: stays off. Actual: switches back on. Version 4.2.1, Android 14.",
+                   "Title: Export crashes with empty date field. Severity: medium. Observed on build 812. Stack trace attached.",
+                   "When a username contains an apostrophe, the profile page shows a blank screen. Reproducible every time in Chrome 125."],
+}
+DOCS["es"] = {
+    "invoice": ["Factura n.º 2024-118. 3 jornadas de consultoría a 650,00 € = 1.950,00 €. IVA 21 %: 409,50 €. Total: 2.359,50 €. Pago a 30 días.", "Total a pagar: 47,49 €. Pedido 77812. Gracias por su compra."],
+    "contract": ["El arrendatario se obliga a abonar la renta por meses anticipados y a comunicar su baja con dos meses de antelación.", "Cláusula 7: Confidencialidad. Las partes guardarán secreto sobre la información recibida durante la vigencia del contrato."],
+    "resume": ["Experiencia: 2016-2023, encargado de turno en un almacén logístico. Formación: FP en Logística. Idiomas: español e inglés.", "Perfil: desarrolladora web júnior. Proyectos: web de portfolio y app de reservas para una ONG. Referencias a petición."],
+    "recipe": ["Para 4 personas. Sofríe una cebolla picada, añade dos latas de tomate y deja cocer 20 minutos. Sazona al gusto.", "Ingredientes: 200 g de harina, 2 huevos, 300 ml de leche y una pizca de sal. Bate hasta que no haya grumos."],
+    "job_ad": ["¡Buscamos agente de atención al cliente! Jornada completa, modalidad híbrida. Envía tu candidatura antes del 30 de abril.", "Se necesita camarero o camarera para fines de semana. No se requiere experiencia."],
+    "meeting_notes": ["Asistentes: Ana, Jorge y Marta. Acuerdos: el lanzamiento se retrasa al 3 de junio. Tareas: Jorge actualiza el plan.", "Acta de la comunidad de vecinos del 4 de marzo. Se aprueba pintar la escalera."],
+}
+DOCS["pt"] = {
+    "invoice": ["Nota fiscal nº 2024-118. 3 diárias de consultoria a R$ 650,00 = R$ 1.950,00. Total a pagar: R$ 1.950,00. Vencimento em 30 dias.", "Total do pedido 77812: R$ 147,49. Obrigado pela compra."],
+    "contract": ["O locatário obriga-se a pagar o aluguel mensalmente e a avisar com sessenta dias de antecedência em caso de rescisão.", "Cláusula 7: Confidencialidade. As partes manterão sigilo sobre as informações recebidas durante a vigência deste contrato."],
+    "resume": ["Experiência: 2016-2023, líder de turno em centro de distribuição. Formação: técnico em logística. Idiomas: português e inglês.", "Perfil: desenvolvedora front-end júnior. Projetos: site de portfólio e app de agendamento para uma ONG."],
+    "recipe": ["Rende 4 porções. Refogue uma cebola picada, junte duas latas de tomate e cozinhe por 20 minutos. Acerte o sal.", "Ingredientes: 2 xícaras de farinha, 2 ovos, 1 xícara de leite e uma pitada de sal. Bata até ficar liso."],
+    "job_ad": ["Vaga: atendente de suporte ao cliente, tempo integral, modelo híbrido. Candidaturas até 30 de abril.", "Precisamos de barista para os fins de semana. Não é preciso experiência."],
+    "meeting_notes": ["Presentes: Ana, Jorge e Marta. Decisões: lançamento adiado para 3 de junho. Pendências: Jorge atualiza o cronograma.", "Ata da reunião de condomínio de 4 de março. Aprovada a pintura da escada."],
+}
+DOCS["fr"] = {
+    "invoice": ["Facture n° 2024-118. 3 jours de conseil à 650,00 € = 1 950,00 € HT. TVA 20 % : 390,00 €. Total TTC : 2 340,00 €. Paiement à 30 jours.", "Commande 77812 : total à régler 47,49 €. Merci de votre achat."],
+    "contract": ["Le locataire s'engage à payer le loyer mensuellement d'avance et à donner un préavis de deux mois pour résilier le bail.", "Article 7 : Confidentialité. Les parties s'engagent à garder secrètes les informations échangées pendant la durée du contrat."],
+    "resume": ["Expérience : 2016-2023, chef d'équipe en entrepôt logistique. Formation : BTS Transport. Langues : français, anglais.", "Profil : développeuse front-end junior. Projets : site portfolio et application de réservation pour une association."],
+    "recipe": ["Pour 4 personnes. Faites revenir un oignon émincé, ajoutez deux boîtes de tomates et laissez mijoter 20 minutes.", "Ingrédients : 250 g de farine, 3 œufs, 50 cl de lait et une pincée de sel. Mélangez jusqu'à obtenir une pâte lisse."],
+    "job_ad": ["Nous recrutons un conseiller clientèle en CDI, télétravail partiel possible. Candidatures avant le 30 avril.", "Recherche serveur ou serveuse pour les week-ends. Débutants acceptés."],
+    "meeting_notes": ["Présents : Anne, Julien, Nadia. Décisions : lancement reporté au 3 juin. Actions : Julien met à jour le planning.", "Compte rendu de l'assemblée des copropriétaires du 4 mars. Ravalement de la cage d'escalier approuvé."],
+}
+DOCS["de"] = {
+    "invoice": ["Rechnung Nr. 2024-118. 3 Beratungstage à 650,00 € = 1.950,00 € netto. USt. 19 %: 370,50 €. Gesamtbetrag: 2.320,50 €. Zahlbar innerhalb von 30 Tagen.", "Bestellung 77812: Gesamtbetrag 47,49 €. Vielen Dank für Ihren Einkauf."],
+    "contract": ["Der Mieter verpflichtet sich, die Miete monatlich im Voraus zu zahlen und mit einer Frist von zwei Monaten schriftlich zu kündigen.", "§ 7 Vertraulichkeit: Die Parteien verpflichten sich, alle erhaltenen Informationen während der Vertragslaufzeit geheim zu halten."],
+    "resume": ["Berufserfahrung: 2016-2023 Schichtleiter im Lager. Ausbildung: Fachkraft für Lagerlogistik. Sprachen: Deutsch, Englisch.", "Profil: Junior-Frontend-Entwicklerin. Projekte: Portfolio-Website und Buchungs-App für einen Verein."],
+    "recipe": ["Für 4 Personen. Eine Zwiebel andünsten, zwei Dosen Tomaten dazugeben und 20 Minuten köcheln lassen.", "Zutaten: 250 g Mehl, 3 Eier, 500 ml Milch, eine Prise Salz. Alles glatt rühren und 30 Minuten ruhen lassen."],
+    "job_ad": ["Wir suchen dich! Kundenservice in Vollzeit, hybrid. Bewerbungen bis zum 30. April.", "Aushilfe für Wochenendschichten im Café gesucht. Keine Vorkenntnisse nötig."],
+    "meeting_notes": ["Teilnehmende: Anja, Jonas, Elif. Beschlüsse: Launch auf den 3. Juni verschoben. Aufgaben: Jonas aktualisiert den Zeitplan.", "Protokoll der Eigentümerversammlung vom 4. März. Der Anstrich des Treppenhauses wurde beschlossen."],
+}
+DOCS_Q = {
+    "en": (["What kind of document is this?", "Identify the document type.", "Which category does this text snippet come from?"],
+           {"invoice": ["A bill requesting payment"], "contract": ["A legal agreement with obligations"], "resume": ["A CV describing a candidate"], "meeting_notes": ["Notes or minutes of a meeting"],
+            "recipe": ["Cooking instructions"], "job_ad": ["An advert for a vacancy"], "press_release": ["An official announcement for the media"], "bug_report": ["A description of a software defect"],
+            "newsletter": ["A periodic update sent to subscribers"]}),
+    "es": (["¿Qué tipo de documento es este?"], {"invoice": ["Una factura que pide un pago"], "contract": ["Un acuerdo legal con obligaciones"], "resume": ["Un currículum"], "meeting_notes": ["Un acta o notas de reunión"],
+                                                  "recipe": ["Una receta de cocina"], "job_ad": ["Una oferta de empleo"], "press_release": ["Un comunicado de prensa"]}),
+    "pt": (["Que tipo de documento é este?"], {"invoice": ["Uma cobrança de pagamento"], "contract": ["Um acordo jurídico com obrigações"], "resume": ["Um currículo"], "meeting_notes": ["Ata ou anotações de reunião"],
+                                                "recipe": ["Uma receita culinária"], "job_ad": ["Um anúncio de vaga"], "press_release": ["Um comunicado à imprensa"]}),
+    "fr": (["De quel type de document s'agit-il ?"], {"invoice": ["Une facture demandant un paiement"], "contract": ["Un accord juridique avec des obligations"], "resume": ["Un CV"], "meeting_notes": ["Un compte rendu de réunion"],
+                                                       "recipe": ["Une recette de cuisine"], "job_ad": ["Une offre d'emploi"], "press_release": ["Un communiqué de presse"]}),
+    "de": (["Um welche Art von Dokument handelt es sich?"], {"invoice": ["Eine Rechnung mit Zahlungsaufforderung"], "contract": ["Eine rechtliche Vereinbarung mit Pflichten"], "resume": ["Ein Lebenslauf"],
+                                                             "meeting_notes": ["Ein Besprechungsprotokoll"], "recipe": ["Ein Kochrezept"], "job_ad": ["Eine Stellenanzeige"], "press_release": ["Eine Pressemitteilung"]}),
+}
+
+
+def doc_builder(D):
+    kinds = sorted(D)
+
+    def build(rng):
+        k = pick(rng, kinds)
+        return pick(rng, D[k]), dict(doc=k)
+    return build
+
+
+for _lg, _n in (("en", 110), ("es", 24), ("pt", 24), ("fr", 24), ("de", 24)):
+    register("document_type", _lg, _n, doc_builder(DOCS[_lg]), [(1, choice_q("doc", DOCS_Q[_lg][0], DOCS_Q[_lg][1]))], max_uses=5)
+
+# More English intent utterances (same labels), for variety.
+_MORE_INTENT_EN = {
+    ("banking", "card_lost"): ["My card isn't in my purse any more and I last used it at the supermarket.", "Lost my credit card on holiday in Spain, what do I do?"],
+    ("banking", "transfer"): ["I want to wire money to a supplier in Germany, what details do you need?", "Can you help me pay 45 pounds to my football club's account?"],
+    ("banking", "balance"): ["Did my salary come in? I want to see what's in the account.", "Tell me how much is left on the joint account please."],
+    ("banking", "dispute"): ["I've been charged three times for one hotel night, I want to challenge that.", "Why is there a payment to an online casino? I never gamble."],
+    ("banking", "loan"): ["How much could I borrow for a small business if I earn 40k?", "Looking for a personal loan to consolidate my credit cards."],
+    ("banking", "open_account"): ["Can a 16-year-old open an account with you?", "I've just moved to the UK, can I open a current account without a utility bill?"],
+    ("travel", "book"): ["Reserve a table-for-two dinner cruise on Saturday in Amsterdam.", "I'm looking for a return flight from Dublin to Boston in early October."],
+    ("travel", "cancel"): ["Something came up, please cancel the car rental for next week.", "Kindly cancel my seat on the 6 pm ferry."],
+    ("travel", "change"): ["Can I change the name on the ticket? My colleague is going instead of me.", "I'd like to extend my hotel stay by one night."],
+    ("travel", "baggage"): ["The handle of my suitcase was ripped off during the flight.", "Can I take a guitar on board as hand luggage?"],
+    ("travel", "refund_request"): ["The museum was closed on the day of our tour; please return what we paid.", "We were moved to a worse hotel, so we expect a partial refund."],
+    ("travel", "visa_info"): ["Does my 14-year-old need her own passport to go to Morocco?", "What paperwork do I need to travel to Canada as an EU citizen?"],
+    ("shopping", "track"): ["The tracking number you sent doesn't work, where is my parcel?", "My order from Monday still says processing. When will it ship?"],
+    ("shopping", "return_item"): ["The shoes rub my heels, I want to send them back for a refund.", "How long do I have to return an unopened phone case?"],
+    ("shopping", "stock"): ["Will the large green rug be restocked before Christmas?", "Is the red version of this kettle still available online?"],
+    ("shopping", "discount"): ["Do you price match if I find it cheaper elsewhere?", "Is there a code for first-time customers?"],
+    ("shopping", "change_address"): ["I've moved flats; can the pending order go to 9 Elm Road instead?", "Please redirect my delivery to the pickup point near my work."],
+    ("shopping", "product_question"): ["Is the jacket actually waterproof or just water resistant?", "What's the warranty on this washing machine?"],
+    ("hr", "leave"): ["I'd like to request parental leave starting in September.", "Could I swap my Monday off for Wednesday next week?"],
+    ("hr", "payslip"): ["My tax code looks wrong on this month's payslip.", "I was paid less than usual and don't know why."],
+    ("hr", "sick"): ["I've been throwing up all night, I won't be in today.", "My GP says I should stay home until Thursday with bronchitis."],
+    ("hr", "benefits"): ["Does the company still match pension contributions?", "How do I claim the cycle-to-work scheme?"],
+    ("hr", "resignation"): ["After five great years I've decided to move on; here is my notice.", "I'd like to resign and would appreciate an exit interview."],
+    ("it_helpdesk", "password"): ["I keep getting 'invalid credentials' even though I typed my password carefully.", "Need a password reset for the payroll system."],
+    ("it_helpdesk", "hardware"): ["My keyboard is missing the E key.", "The projector in room 3 won't turn on."],
+    ("it_helpdesk", "software_install"): ["Could you install the latest Adobe Reader for me?", "Please add Zoom to my work laptop."],
+    ("it_helpdesk", "network"): ["The internet keeps dropping at my desk on the third floor.", "I can't connect to the office Wi-Fi with my new phone."],
+    ("it_helpdesk", "access_request"): ["Please grant me admin rights on the test server.", "I need to see the HR folder on the shared drive."],
+    ("it_helpdesk", "phishing_report"): ["An email claiming to be from our bank asks me to confirm my login. Reporting it.", "Weird message with an invoice attachment from someone I don't know."],
+    ("healthcare", "book_appt"): ["I'd like to see a nurse about my ear infection.", "Can I get an appointment for a smear test?"],
+    ("healthcare", "cancel_appt"): ["Please cancel Friday's appointment for Tom Hayes.", "We won't be coming in tomorrow morning, please cancel our slot."],
+    ("healthcare", "reschedule"): ["Could my appointment on the 5th be moved to the 12th?", "Can I come an hour earlier than my booked time on Wednesday?"],
+    ("healthcare", "prescription"): ["I need a new prescription for my antihistamines.", "My repeat for insulin hasn't come through to the pharmacy."],
+    ("healthcare", "results"): ["Did the urine test show anything?", "When will my biopsy results be ready?"],
+}
+for (_sub, _it), _utts in sorted(_MORE_INTENT_EN.items()):
+    INTENT["en"][_sub][1][_it][2].extend(_utts)
+
+# More non-English forum posts and intent utterances (same labels), for variety.
+_MORE_POSTS = {
+    "es": {"cocina": ["¿Qué aceite usáis para freír churros en casa?", "Os dejo mi truco para que las lentejas no se peguen: remover poco y a fuego suave."],
+           "ciclismo": ["¿Merece la pena montar tubeless en una bici de carretera?", "Hoy he hecho mis primeros 80 km seguidos, ¡contentísimo!"],
+           "jardinería": ["¿Cada cuánto abonáis los geranios del balcón?", "Mis pimientos tienen pulgón otra vez. ¿Algún remedio casero?"]},
+    "pt": {"culinária": ["Qual óleo vocês usam para fritar pastel em casa?", "Dica para o feijão não grudar: mexer pouco e fogo baixo."],
+           "ciclismo": ["Vale a pena usar tubeless na bike de estrada?", "Hoje pedalei 80 km direto pela primeira vez, muito feliz!"],
+           "jardinagem": ["De quanto em quanto tempo vocês adubam os gerânios?", "Meus pimentões estão com pulgão de novo. Algum remédio caseiro?"]},
+    "fr": {"cuisine": ["Quelle huile utilisez-vous pour la friture des beignets ?", "Mon astuce pour des lentilles qui n'attachent pas : feu doux et on remue peu."],
+           "vélo": ["Le tubeless vaut-il le coup sur un vélo de route ?", "Aujourd'hui, mes premiers 80 km d'une traite, je suis ravi !"],
+           "jardinage": ["Tous les combien mettez-vous de l'engrais aux géraniums ?", "Mes poivrons ont encore des pucerons. Un remède maison ?"]},
+    "de": {"Kochen": ["Welches Öl nehmt ihr zum Frittieren von Krapfen?", "Mein Tipp, damit Linsen nicht anbrennen: kleine Hitze und wenig rühren."],
+           "Radfahren": ["Lohnt sich Tubeless am Rennrad?", "Heute zum ersten Mal 80 km am Stück gefahren, bin total happy!"],
+           "Gärtnern": ["Wie oft düngt ihr eure Balkongeranien?", "Meine Paprika haben schon wieder Blattläuse. Gibt es ein Hausmittel?"]},
+}
+for _lg, _tp in sorted(_MORE_POSTS.items()):
+    for _t, _posts in sorted(_tp.items()):
+        MOD[_lg]["topics"][_t].extend(_posts)
+
+_MORE_INTENT = {
+    "es": {("banking", "card_lost"): "No encuentro la tarjeta desde el sábado, ¿podéis congelarla?", ("banking", "transfer"): "Quiero mandar 50 euros a mi hermana a su cuenta de Ibercaja.",
+           ("banking", "balance"): "¿Me ha entrado ya la nómina? Quiero ver el saldo.", ("banking", "dispute"): "Me han cobrado dos veces la misma compra en una gasolinera.",
+           ("banking", "loan"): "¿Cuánto me prestaríais para un coche de segunda mano?", ("travel", "book"): "Necesito un hotel en Sevilla para dos noches a partir del viernes.",
+           ("travel", "cancel"): "Anulad, por favor, el coche de alquiler de la semana que viene.", ("travel", "change"): "¿Puedo cambiar el nombre del billete? Va mi compañera en mi lugar.",
+           ("travel", "baggage"): "Me han roto el asa de la maleta durante el vuelo.", ("healthcare", "book_appt"): "Quisiera cita con la enfermera para una cura.",
+           ("healthcare", "cancel_appt"): "Anulad la cita del viernes de mi padre, Antonio Pérez.", ("healthcare", "reschedule"): "¿Me podéis cambiar la cita del día 5 al día 12?",
+           ("healthcare", "prescription"): "Necesito que me renueven la receta del antihistamínico."},
+    "pt": {("banking", "card_lost"): "Não acho meu cartão desde sábado, dá para bloquear?", ("banking", "transfer"): "Quero mandar 100 reais para minha irmã.",
+           ("banking", "balance"): "Meu salário já caiu? Quero ver o saldo.", ("banking", "dispute"): "Cobraram duas vezes a mesma compra no posto de gasolina.",
+           ("banking", "loan"): "Quanto vocês emprestariam para um carro usado?", ("shopping", "track"): "O código de rastreio que mandaram não funciona. Cadê o pacote?",
+           ("shopping", "return_item"): "O tênis machuca o calcanhar, quero devolver e receber o dinheiro de volta.", ("shopping", "stock"): "O tapete verde grande volta ao estoque antes do Natal?",
+           ("shopping", "discount"): "Tem cupom para primeira compra?", ("hr", "leave"): "Gostaria de trocar minha folga de segunda por quarta na semana que vem.",
+           ("hr", "payslip"): "Recebi menos do que o normal e não sei por quê.", ("hr", "sick"): "Passei a noite vomitando, hoje não vou conseguir trabalhar.",
+           ("hr", "resignation"): "Depois de cinco anos, decidi seguir outro caminho; este é meu aviso de desligamento."},
+    "fr": {("banking", "card_lost"): "Je ne retrouve plus ma carte depuis samedi, pouvez-vous la bloquer ?", ("banking", "transfer"): "Je veux envoyer 50 € à ma sœur sur son compte.",
+           ("banking", "balance"): "Mon salaire est-il arrivé ? Je voudrais voir mon solde.", ("banking", "dispute"): "On m'a débité deux fois le même plein d'essence.",
+           ("banking", "loan"): "Combien pourriez-vous me prêter pour une voiture d'occasion ?", ("travel", "book"): "Il me faut un hôtel à Bordeaux pour deux nuits à partir de vendredi.",
+           ("travel", "cancel"): "Merci d'annuler la voiture de location de la semaine prochaine.", ("travel", "change"): "Puis-je changer le nom sur le billet ? Une collègue part à ma place.",
+           ("travel", "baggage"): "La poignée de ma valise a été arrachée pendant le vol.", ("it_helpdesk", "password"): "J'ai besoin d'une réinitialisation du mot de passe pour le logiciel de paie.",
+           ("it_helpdesk", "hardware"): "Le vidéoprojecteur de la salle 3 ne s'allume plus.", ("it_helpdesk", "network"): "Impossible de connecter mon nouveau téléphone au wifi du bureau.",
+           ("it_helpdesk", "phishing_report"): "Un mail soi-disant de notre banque me demande de confirmer mes identifiants. Je le signale."},
+    "de": {("banking", "card_lost"): "Ich finde meine Karte seit Samstag nicht mehr, können Sie sie sperren?", ("banking", "transfer"): "Ich möchte meiner Schwester 50 Euro überweisen.",
+           ("banking", "balance"): "Ist mein Gehalt schon eingegangen? Ich möchte den Kontostand sehen.", ("banking", "dispute"): "Mir wurde dieselbe Tankfüllung zweimal abgebucht.",
+           ("banking", "loan"): "Wie viel würden Sie mir für einen Gebrauchtwagen leihen?", ("hr", "leave"): "Kann ich meinen freien Montag nächste Woche auf Mittwoch tauschen?",
+           ("hr", "payslip"): "Ich habe weniger Gehalt bekommen als sonst und weiß nicht, warum.", ("hr", "sick"): "Ich habe die ganze Nacht erbrochen und komme heute nicht.",
+           ("hr", "resignation"): "Nach fünf Jahren habe ich mich entschieden, das Unternehmen zu verlassen; anbei meine Kündigung.", ("it_helpdesk", "password"): "Ich brauche ein neues Passwort für die Lohnsoftware.",
+           ("it_helpdesk", "hardware"): "Der Beamer in Raum 3 geht nicht mehr an.", ("it_helpdesk", "network"): "Mein neues Handy verbindet sich nicht mit dem Büro-WLAN.",
+           ("it_helpdesk", "phishing_report"): "Eine angebliche Mail unserer Bank will, dass ich meine Zugangsdaten bestätige. Ich melde das hiermit."},
+}
+for _lg, _m in sorted(_MORE_INTENT.items()):
+    for (_sub, _it), _u in sorted(_m.items()):
+        INTENT[_lg][_sub][1][_it][2].append(_u)
 
 
 # ======================================================================================
