@@ -1391,8 +1391,8 @@ def urg_builder(C):
             a["down"] = None
         a["level_key"] = ["p4", "p3", "p2", "p1"][level]
         a["today"] = {0: False, 1: None, 2: True, 3: True}[level]
-        parts = [pick(rng, C["pre"]) if rng.random() < 0.35 else "", text, pick(rng, C["post"]) if rng.random() < 0.35 else ""]
-        return join(*parts), a
+        body = join(text, pick(rng, C["post"]) if rng.random() < 0.35 else "")
+        return (pick(rng, C["pre"]) + "\n" + body) if rng.random() < 0.35 else body, a
     return build
 
 
@@ -1678,8 +1678,8 @@ def intent_builder(lang):
         intents = D[sub][1]
         it = pick(rng, sorted(intents))
         text = pick(rng, intents[it][2])
-        parts = [pick(rng, M["pre"]) if rng.random() < 0.3 else "", text, pick(rng, M["post"]) if rng.random() < 0.25 else ""]
-        return join(*parts), dict(sub=sub, intent=it)
+        body = join(text, pick(rng, M["post"]) if rng.random() < 0.25 else "")
+        return (pick(rng, M["pre"]) + "\n" + body) if rng.random() < 0.3 else body, dict(sub=sub, intent=it)
     return build
 
 
@@ -1773,8 +1773,9 @@ def en_facts(rng, S):
               ("noul", "Is the item described as new or unused?", new), ("noul", "Is the seller located in %s?" % c1, True), ("noul", "Is the seller located in %s?" % c2, False)]
     elif t == 3:
         n = rng.randint(1, 5)
-        text = "%s booked us into a guesthouse in %s for %d night%s, arriving %s. Breakfast %s." % (name, c1, n, "s" if n > 1 else "", d1, pick(rng, ["is included", "is not included", "costs extra"]))
-        bf = "is included" in text
+        bfx = pick(rng, ["is included", "is not included", "costs extra"])
+        text = "%s booked us into a guesthouse in %s for %d night%s, arriving %s. Breakfast %s." % (name, c1, n, "s" if n > 1 else "", d1, bfx)
+        bf = bfx == "is included"
         qs = [("score", "How long is the stay?", ["1 night", "2 nights", "3 nights", "4 nights or more"], min(n, 4) - 1),
               ("noul", "Is breakfast part of the booking?", bf), ("noul", "Is the guesthouse in %s?" % c2, False), ("noul", "Does the text say who made the booking?", True)]
     elif t == 4:
@@ -1863,8 +1864,9 @@ def es_facts(rng, S):
         qs = [("noul", "¿Indica el anuncio un precio?", priced), ("noul", "¿Ofrece el vendedor llevarlo a casa del comprador?", deliver), ("noul", "¿Está el vendedor en %s?" % c1, True), ("noul", "¿Está el vendedor en %s?" % c2, False)]
     elif t == 3:
         n = rng.randint(1, 5)
-        text = "%s nos ha reservado %d noche%s en una casa rural cerca de %s; llegamos el %s. El desayuno %s." % (name, n, "s" if n > 1 else "", c1, d1, pick(rng, ["está incluido", "no está incluido"]))
-        qs = [("score", "¿Cuánto dura la estancia?", ["1 noche", "2 noches", "3 noches", "4 noches o más"], min(n, 4) - 1), ("noul", "¿Entra el desayuno en la reserva?", "no está" not in text),
+        bf = rng.random() < 0.5
+        text = "%s nos ha reservado %d noche%s en una casa rural cerca de %s; llegamos el %s. El desayuno %s." % (name, n, "s" if n > 1 else "", c1, d1, "está incluido" if bf else "no está incluido")
+        qs = [("score", "¿Cuánto dura la estancia?", ["1 noche", "2 noches", "3 noches", "4 noches o más"], min(n, 4) - 1), ("noul", "¿Entra el desayuno en la reserva?", bf),
               ("noul", "¿Se dice quién hizo la reserva?", True)]
     elif t == 4:
         st = rng.randrange(3)
@@ -1887,15 +1889,15 @@ def pt_facts(rng, S):
     c1, c2 = two(rng, S["cities"])
     if t == 0:
         same = rng.random() < 0.5
-        text = "Recado da %s: a reunião de orçamento mudou de %s para %s%s. Sala %d, como sempre." % (name, d1, d2, ", no mesmo horário" if same else " e vai começar uma hora mais tarde", rng.randint(2, 9) * 10)
+        text = "Recado de %s: a reunião de orçamento mudou de %s para %s%s. Sala %d, como sempre." % (name, d1, d2, ", no mesmo horário" if same else " e vai começar uma hora mais tarde", rng.randint(2, 9) * 10)
         qs = [("noul", "A reunião agora vai ser na %s?" % d2 if "feira" in d2 else "A reunião agora vai ser no %s?" % d2, True), ("noul", "A reunião continua marcada para %s?" % d1, False),
               ("noul", "O horário de início muda?", not same), ("noul", "O número da sala é informado?", True)]
         opts = day_options(rng, S["days"], d2, [d1])
         qs.append(("choice", "Em que dia é a reunião agora?", {fact_key(d): "" for d in opts}, fact_key(d2)))
     elif t == 1:
         att = rng.random() < 0.5
-        text = ("Infelizmente o %s não vai poder ir ao churrasco de %s porque está gripado." if not att else "No fim das contas o %s vai ao churrasco de %s, mas vai chegar atrasado.") % (name, d1)
-        qs = [("noul", "O %s vai ao churrasco?" % name, att), ("noul", "O churrasco é em %s?" % d1, True), ("noul", "O churrasco é em %s?" % d2, False), ("noul", "A mensagem diz onde vai ser o churrasco?", False)]
+        text = ("Infelizmente %s não vai poder ir ao churrasco de %s por causa de uma gripe." if not att else "No fim das contas %s vai ao churrasco de %s, mas vai chegar atrasado.") % (name, d1)
+        qs = [("noul", "%s vai ao churrasco?" % name, att), ("noul", "O churrasco é em %s?" % d1, True), ("noul", "O churrasco é em %s?" % d2, False), ("noul", "A mensagem diz onde vai ser o churrasco?", False)]
     elif t == 2:
         priced = rng.random() < 0.6
         deliver = rng.random() < 0.4
@@ -1904,8 +1906,9 @@ def pt_facts(rng, S):
         qs = [("noul", "O anúncio informa um preço?", priced), ("noul", "O vendedor se oferece para entregar?", deliver), ("noul", "O vendedor está em %s?" % c1, True), ("noul", "O vendedor está em %s?" % c2, False)]
     elif t == 3:
         n = rng.randint(1, 5)
-        text = "A %s reservou %d diária%s numa pousada perto de %s; chegamos %s. O café da manhã %s." % (name, n, "s" if n > 1 else "", c1, "no " + d1 if "feira" not in d1 else "na " + d1, pick(rng, ["está incluído", "não está incluído"]))
-        qs = [("score", "Quanto tempo dura a hospedagem?", ["1 diária", "2 diárias", "3 diárias", "4 diárias ou mais"], min(n, 4) - 1), ("noul", "O café da manhã está incluído na reserva?", "não está" not in text),
+        bf = rng.random() < 0.5
+        text = "%s reservou %d diária%s numa pousada perto de %s; chegamos %s. O café da manhã %s." % (name, n, "s" if n > 1 else "", c1, "no " + d1 if "feira" not in d1 else "na " + d1, "está incluído" if bf else "não está incluído")
+        qs = [("score", "Quanto tempo dura a hospedagem?", ["1 diária", "2 diárias", "3 diárias", "4 diárias ou mais"], min(n, 4) - 1), ("noul", "O café da manhã está incluído na reserva?", bf),
               ("noul", "O texto diz quem fez a reserva?", True)]
     elif t == 4:
         st = rng.randrange(3)
@@ -1934,8 +1937,8 @@ def fr_facts(rng, S):
         qs.append(("choice", "Quel jour se tient désormais la réunion ?", {fact_key(d): "" for d in opts}, fact_key(d2)))
     elif t == 1:
         att = rng.random() < 0.5
-        text = ("Désolé, %s ne pourra pas venir au dîner de %s, il a la grippe." if not att else "Finalement, %s viendra bien au dîner de %s, mais en retard.") % (name, d1)
-        qs = [("noul", "%s va-t-il venir au dîner ?" % name, att), ("noul", "Le dîner a-t-il lieu %s ?" % d1, True), ("noul", "Le dîner a-t-il lieu %s ?" % d2, False), ("noul", "Le message précise-t-il le lieu du dîner ?", False)]
+        text = ("Désolé, %s ne pourra pas venir au dîner de %s à cause d'une grippe." if not att else "Finalement, %s viendra bien au dîner de %s, mais en retard.") % (name, d1)
+        qs = [("noul", "Est-ce que %s viendra au dîner ?" % name, att), ("noul", "Le dîner a-t-il lieu %s ?" % d1, True), ("noul", "Le dîner a-t-il lieu %s ?" % d2, False), ("noul", "Le message précise-t-il le lieu du dîner ?", False)]
     elif t == 2:
         priced = rng.random() < 0.6
         deliver = rng.random() < 0.4
@@ -1944,8 +1947,9 @@ def fr_facts(rng, S):
         qs = [("noul", "L'annonce indique-t-elle un prix ?", priced), ("noul", "Le vendeur propose-t-il de livrer ?", deliver), ("noul", "Le vendeur est-il à %s ?" % c1, True), ("noul", "Le vendeur est-il à %s ?" % c2, False)]
     elif t == 3:
         n = rng.randint(1, 5)
-        text = "%s nous a réservé %d nuit%s dans un gîte près de %s ; arrivée %s. Le petit-déjeuner %s." % (name, n, "s" if n > 1 else "", c1, d1, pick(rng, ["est compris", "n'est pas compris"]))
-        qs = [("score", "Combien de temps dure le séjour ?", ["1 nuit", "2 nuits", "3 nuits", "4 nuits ou plus"], min(n, 4) - 1), ("noul", "Le petit-déjeuner est-il inclus dans la réservation ?", "n'est pas" not in text),
+        bf = rng.random() < 0.5
+        text = "%s nous a réservé %d nuit%s dans un gîte près de %s ; arrivée %s. Le petit-déjeuner %s." % (name, n, "s" if n > 1 else "", c1, d1, "est compris" if bf else "n'est pas compris")
+        qs = [("score", "Combien de temps dure le séjour ?", ["1 nuit", "2 nuits", "3 nuits", "4 nuits ou plus"], min(n, 4) - 1), ("noul", "Le petit-déjeuner est-il inclus dans la réservation ?", bf),
               ("noul", "Le texte dit-il qui a fait la réservation ?", True)]
     elif t == 4:
         st = rng.randrange(3)
@@ -1957,7 +1961,7 @@ def fr_facts(rng, S):
         a, b, c = rng.sample(S["names"], 3)
         text = "Pour le pique-nique de %s : %s apporte la quiche, %s s'occupe des boissons et %s ne peut pas venir cette fois." % (d1, a, b, c)
         opts = {fact_key(x): "" for x in [a, b, c]}
-        qs = [("choice", "Qui s'occupe des boissons ?", opts, fact_key(b)), ("noul", "%s vient-il au pique-nique ?" % c, False), ("noul", "Le message dit-il où a lieu le pique-nique ?", False)]
+        qs = [("choice", "Qui s'occupe des boissons ?", opts, fact_key(b)), ("noul", "Est-ce que %s vient au pique-nique ?" % c, False), ("noul", "Le message dit-il où a lieu le pique-nique ?", False)]
     return text, qs
 
 
@@ -1984,8 +1988,9 @@ def de_facts(rng, S):
         qs = [("noul", "Nennt die Anzeige einen festen Betrag?", priced), ("noul", "Bietet der Verkäufer eine Lieferung an?", deliver), ("noul", "Ist der Verkäufer in %s?" % c1, True), ("noul", "Ist der Verkäufer in %s?" % c2, False)]
     elif t == 3:
         n = rng.randint(1, 5)
-        text = "%s hat uns %d Nacht%s in einer Pension bei %s gebucht; Anreise am %s. Frühstück ist %s." % (name, n, "e" if n > 1 else "", c1, d1, pick(rng, ["inklusive", "nicht inklusive"]))
-        qs = [("score", "Wie lange dauert der Aufenthalt?", ["1 Nacht", "2 Nächte", "3 Nächte", "4 Nächte oder mehr"], min(n, 4) - 1), ("noul", "Ist das Frühstück in der Buchung enthalten?", "nicht" not in text),
+        bf = rng.random() < 0.5
+        text = "%s hat uns %d Nacht%s in einer Pension bei %s gebucht; Anreise am %s. Frühstück ist %s." % (name, n, "e" if n > 1 else "", c1, d1, "inklusive" if bf else "nicht inklusive")
+        qs = [("score", "Wie lange dauert der Aufenthalt?", ["1 Nacht", "2 Nächte", "3 Nächte", "4 Nächte oder mehr"], min(n, 4) - 1), ("noul", "Ist das Frühstück in der Buchung enthalten?", bf),
               ("noul", "Steht im Text, wer gebucht hat?", True)]
     elif t == 4:
         st = rng.randrange(3)
