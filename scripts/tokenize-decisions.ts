@@ -12,6 +12,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { BuiltinEngine } from "../src/engine/builtin/builtin-engine.js";
 import { toQuestion, labelIndex, type DevItem } from "../src/eval/dataset.js";
+import { renderText } from "../src/questions/render.js";
 
 const [out, ...inputs] = process.argv.slice(2);
 if (!out || inputs.length === 0) {
@@ -27,7 +28,7 @@ for (const file of inputs) {
     const item = JSON.parse(line) as DevItem;
     try {
       const q = toQuestion(item);
-      const plan = engine.plan(String(item.state), [q]);
+      const plan = engine.plan(renderText(item.state), [q]);
       const rows = engine.crossRows(plan)[0];
       const gold = labelIndex(item, q);
       const label = item.type === "noul" ? 1 - gold : gold;
