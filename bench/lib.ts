@@ -146,7 +146,7 @@ export async function startInProcess(engine: Engine, sync: Sync = "full"): Promi
   await engine.load();
   const server = await startServer(
     ROUTES,
-    { engine: { engine, state: "ready" }, store, limiter: new Limiter(store, off), admission: new Admission({ perKey: 0, total: 0 }), bodyTimeoutMs: 10_000, log: false },
+    { engine: { engine, state: "ready" }, store, limiter: new Limiter(store, off), admission: new Admission({ perKey: 0, total: 0 }), bodyTimeoutMs: 10_000, log: "off" },
     "127.0.0.1",
     0,
   );

@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import type { Sync } from "./accounts/ledger-protocol.js";
 import type { AdmissionLimits } from "./accounts/admission.js";
 import type { KeyLimits } from "./accounts/store.js";
+import type { LogFormat } from "./http/server.js";
 
 /** Server settings: environment variables win over the config file, which wins over the defaults. */
 export interface Config {
@@ -22,7 +23,9 @@ export interface Config {
   /** On SIGTERM/SIGINT, requests still running after this long are answered 503. */
   shutdownGraceMs: number;
   dbSync: Sync;
-  log: boolean;
+  log: LogFormat;
+  /** Where GET /metrics listens (a port of its own), or null for no metrics. */
+  metrics: { host: string; port: number } | null;
   bootstrapKey: string | null;
   /** Shared state for several instances (docs/deploy.md): keys and usage in PostgreSQL, limit counters in Redis. */
   shared: SharedConfig;
@@ -73,7 +76,9 @@ type FileConfig = Partial<{
   max_pairs: number;
   max_connections: number;
   db_sync: Sync;
-  log: boolean;
+  log: boolean | "json";
+  metrics_host: string;
+  metrics_port: number;
   database_url: string;
   redis_url: string;
   pg_pool_size: number;
@@ -111,6 +116,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   } else if (env.SVC_CONFIG) {
     throw new Error(`config file ${file} does not exist`);
   }
+  const metricsEnv = env.SVC_METRICS_PORT ?? fc.metrics_port;
+  const metricsPort = metricsEnv === undefined || metricsEnv === "" ? null : int("SVC_METRICS_PORT", metricsEnv, 0);
   const sync = env.SVC_DB_SYNC || fc.db_sync || "full";
   if (sync !== "full" && sync !== "normal") throw new Error(`SVC_DB_SYNC must be full or normal, got ${sync}`);
   return {
@@ -131,10 +138,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyTimeoutMs: int("SVC_BODY_TIMEOUT_MS", env.SVC_BODY_TIMEOUT_MS ?? fc.body_timeout_ms, DEFAULTS.bodyTimeoutMs) || DEFAULTS.bodyTimeoutMs,
     shutdownGraceMs: int("SVC_SHUTDOWN_GRACE_MS", env.SVC_SHUTDOWN_GRACE_MS ?? fc.shutdown_grace_ms, DEFAULTS.shutdownGraceMs),
     dbSync: sync,
-    log: env.SVC_LOG !== undefined ? env.SVC_LOG !== "0" && env.SVC_LOG !== "off" : fc.log ?? true,
+    log: logFormat(env.SVC_LOG ?? fc.log),
+    metrics: metricsPort === null ? null : { host: env.SVC_METRICS_HOST || fc.metrics_host || DEFAULTS.host, port: metricsPort },
     bootstrapKey: env.SVC_BOOTSTRAP_KEY || null,
     shared: sharedConfig(env, fc),
   };
+}
+
+/** SVC_LOG: off (0, off, false), json, or text lines (anything else, and the default). */
+function logFormat(value: string | boolean | undefined): LogFormat {
+  if (value === undefined || value === true) return "text";
+  if (value === false || value === "0" || value === "off" || value === "false") return "off";
+  return value === "json" ? "json" : "text";
 }
 
 export function dbPath(config: Config): string {

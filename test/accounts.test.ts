@@ -137,7 +137,7 @@ describe("limits", () => {
     const report = JSON.parse(usage.stdout);
     assert.equal(report.keys.length, 1);
     assert.equal(report.keys[0].requests, 2);
-    assert.equal(report.keys[0].inputTokens, 2 * cost);
+    assert.equal(report.keys[0].input_tokens, 2 * cost);
   });
 });
 

@@ -21,7 +21,7 @@ describe("503 while the model is not available", () => {
     const store = openSqliteStore(join(tempDir(), "svc.sqlite"));
     key = (await createKey(store, "t", { perMinute: null, perDay: null, monthlyTokens: null })).key;
     handle = { engine: createEngine({ workers: 1 }), state: "loading" };
-    server = await startServer(ROUTES, { engine: handle, store, limiter: new Limiter(store, { perMinute: null, perDay: null, monthlyTokens: null }), admission: new Admission({ perKey: 0, total: 0 }), bodyTimeoutMs: 5000, log: false }, "127.0.0.1", 0);
+    server = await startServer(ROUTES, { engine: handle, store, limiter: new Limiter(store, { perMinute: null, perDay: null, monthlyTokens: null }), admission: new Admission({ perKey: 0, total: 0 }), bodyTimeoutMs: 5000, log: "off" }, "127.0.0.1", 0);
   });
   after(async () => {
     await server.shutdown(1000);

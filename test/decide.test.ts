@@ -44,7 +44,7 @@ describe("POST /v1/decide", () => {
     assert.equal(d.body.model, "svc-1.1.0");
     assert.deepEqual(d.body.usage, s.body.usage);
     const b = d.body.answers.shipping;
-    assert.deepEqual(Object.keys(b).sort(), ["abstained", "answer", "confidence", "min_confidence", "probability", "type"]);
+    assert.deepEqual(Object.keys(b).sort(), ["abstained", "answer", "confidence", "min_confidence", "probability", "state_truncated", "type"]);
     assert.equal(b.type, "binary");
     assert.equal(b.probability, s.body.answers.shipping.noul);
     assert.equal(b.answer, b.probability >= 0.5);

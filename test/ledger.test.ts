@@ -162,7 +162,7 @@ describe("usage ledger (its own thread, real SQLite file)", () => {
       const usage = await cli(["usage", "--json"], { SVC_DATA_DIR: svc.dataDir });
       const mine = JSON.parse(usage.stdout).keys[0];
       assert.equal(mine.requests, 2);
-      assert.equal(mine.inputTokens, first.body.usage.input_tokens + again.body.usage.input_tokens);
+      assert.equal(mine.input_tokens, first.body.usage.input_tokens + again.body.usage.input_tokens);
       const ids = rows(file).ids;
       assert.deepEqual(ids, [first.headers.get("x-request-id"), again.headers.get("x-request-id")]);
       assert.ok(!ids.includes(failed.headers.get("x-request-id")!));

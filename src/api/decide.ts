@@ -23,25 +23,19 @@ export interface DecideRequest extends DecisionRequest {
   questionMinConfidence: Map<string, number | null>;
 }
 
+/** What every answer carries besides its own numbers. */
+interface DecideCommon {
+  confidence: number;
+  abstained: boolean;
+  min_confidence: number;
+  /** True when this question read only the head of the state (the rest did not fit its pairs' tokens). */
+  state_truncated: boolean;
+}
+
 export type DecideAnswer =
-  | { type: "binary"; answer: boolean | null; probability: number; confidence: number; abstained: boolean; min_confidence: number }
-  | {
-      type: "choice";
-      answer: string | null;
-      probabilities: Record<string, number>;
-      confidence: number;
-      abstained: boolean;
-      min_confidence: number;
-    }
-  | {
-      type: "scale";
-      answer: number | null;
-      level: number | null;
-      probabilities: Record<string, number>;
-      confidence: number;
-      abstained: boolean;
-      min_confidence: number;
-    };
+  | ({ type: "binary"; answer: boolean | null; probability: number } & DecideCommon)
+  | ({ type: "choice"; answer: string | null; probabilities: Record<string, number> } & DecideCommon)
+  | ({ type: "scale"; answer: number | null; level: number | null; probabilities: Record<string, number> } & DecideCommon);
 
 export interface DecideResponse {
   id: string;
@@ -103,9 +97,9 @@ export function parseDecide(body: unknown): DecideRequest {
 }
 
 /** Serializes one answer with abstention: under the threshold, `answer` is null and `abstained` true. */
-export function decideAnswer(q: Question, a: AnswerNumbers, threshold: number): DecideAnswer {
+export function decideAnswer(q: Question, a: AnswerNumbers, threshold: number, stateCut: boolean): DecideAnswer {
   const abstained = a.confidence < threshold;
-  const common = { confidence: a.confidence, abstained, min_confidence: threshold };
+  const common = { confidence: a.confidence, abstained, min_confidence: threshold, state_truncated: stateCut };
   if (q.kind === "noul") {
     return { type: "binary", answer: abstained ? null : a.best === 1, probability: a.probabilities[1], ...common };
   }
@@ -115,7 +109,7 @@ export function decideAnswer(q: Question, a: AnswerNumbers, threshold: number): 
   }
   return {
     type: "scale",
-    answer: abstained ? null : Math.round((a.expected ?? 0) * 1e6) / 1e6,
+    answer: abstained ? null : (a.expected ?? 0),
     level: abstained ? null : a.best,
     probabilities,
     ...common,

@@ -13,8 +13,10 @@ import { PUBLIC_MODELS, resolveModel } from "./models.js";
 export interface Answered {
   /** The versioned model that answered. */
   model: string;
-  results: { question: Question; numbers: AnswerNumbers }[];
+  results: { question: Question; numbers: AnswerNumbers; stateCut: boolean }[];
   inputTokens: number;
+  /** Whether any question read only the head of the state (it did not fit a pair's tokens). */
+  stateCut: boolean;
 }
 
 /** The engine and whether it can run now. */
@@ -50,6 +52,9 @@ export interface Scope {
   readonly aborted: boolean;
   /** Aborts likewise (its reason: the error to answer, at shutdown). Made when first read: an AbortSignal costs microseconds. */
   readonly signal: AbortSignal;
+  /** Written here for the request log and metrics: ms spent in the model, input tokens billed. */
+  modelMs: number | null;
+  billedTokens: number;
 }
 
 /** Run options whose signal is made only if the engine reads it (a no-op engine does not). */
@@ -123,16 +128,20 @@ async function planAndRun(
   let billed = false;
   try {
     let raw: RawScores;
+    const t0 = performance.now();
     try {
       raw = await engine.run(plan, new LazySignal(key.id, ctx));
     } catch (err) {
       rethrow(err, ctx);
+    } finally {
+      ctx.modelMs = performance.now() - t0;
     }
     // Gone while the answer math was pending: still not billed.
     if (ctx.aborted) rethrow(new CancelledError(), ctx);
     const results = plan.questions.map((qp, i) => ({
       question: qp.question,
       numbers: answerNumbers(qp.question.kind, raw[i], qp.question.options.map((o) => o.key), engine.calibration),
+      stateCut: qp.stateCut,
     }));
     await deps.store.recordUsage({
       keyId: key.id,
@@ -143,7 +152,8 @@ async function planAndRun(
       at: Date.now(),
     });
     billed = true;
-    return { model, results, inputTokens: plan.inputTokens };
+    ctx.billedTokens = plan.inputTokens;
+    return { model, results, inputTokens: plan.inputTokens, stateCut: results.some((r) => r.stateCut) };
   } finally {
     const settled = deps.limiter.settle(key, plan.inputTokens, billed, ctx.requestId);
     if (settled) await settled;

@@ -1,8 +1,13 @@
-import type { Route } from "../http/server.js";
+import { RawReply, type Route } from "../http/server.js";
 import { answer, type EngineHandle, type FlowDeps } from "./flow.js";
 import { decideAnswer, parseDecide, type DecideResponse } from "./decide.js";
 import { listModels } from "./models.js";
+import { OPENAPI_JSON } from "./openapi.js";
+import { PLAYGROUND_CSP, PLAYGROUND_HTML } from "./playground.js";
 import { parseSystemOne, systemOneAnswer, type SystemOneResponse } from "./systemone.js";
+
+/** On every answer of both APIs: "true" when a question read only the head of the state (it did not fit a pair's tokens). */
+export const STATE_TRUNCATED_HEADER = "x-state-truncated";
 
 /**
  * Always 200 (a load balancer's check sees the process answer); the body says whether it can serve:
@@ -20,6 +25,17 @@ function health(deps: FlowDeps): { status: "ok" | "degraded"; model: EngineHandl
 
 /** Every endpoint: both APIs differ only in their parser and serializer around the shared flow. */
 export const ROUTES: Record<string, Route[]> = {
+  "/": [
+    {
+      method: "GET",
+      auth: false,
+      handler: async (ctx) => {
+        ctx.setHeader("content-security-policy", PLAYGROUND_CSP);
+        return new RawReply("text/html; charset=utf-8", PLAYGROUND_HTML);
+      },
+    },
+  ],
+  "/openapi.json": [{ method: "GET", auth: false, handler: async () => new RawReply("application/json; charset=utf-8", OPENAPI_JSON) }],
   "/healthz": [{ method: "GET", auth: false, handler: async (_ctx, deps) => health(deps) }],
   "/v1/models": [
     {
@@ -36,6 +52,7 @@ export const ROUTES: Record<string, Route[]> = {
       handler: async (ctx, deps) => {
         const request = parseSystemOne(await ctx.body());
         const done = await answer(deps, request, ctx.key!, "/v1/systemone", ctx);
+        ctx.setHeader(STATE_TRUNCATED_HEADER, String(done.stateCut));
         const response: SystemOneResponse = {
           model: done.model,
           answers: Object.fromEntries(done.results.map((r) => [r.question.key, systemOneAnswer(r.question, r.numbers)])),
@@ -52,6 +69,7 @@ export const ROUTES: Record<string, Route[]> = {
       handler: async (ctx, deps) => {
         const request = parseDecide(await ctx.body());
         const done = await answer(deps, request, ctx.key!, "/v1/decide", ctx);
+        ctx.setHeader(STATE_TRUNCATED_HEADER, String(done.stateCut));
         const fallback = request.minConfidence ?? deps.engine.engine.calibration.default_min_confidence;
         const response: DecideResponse = {
           id: ctx.requestId,
@@ -59,7 +77,7 @@ export const ROUTES: Record<string, Route[]> = {
           answers: Object.fromEntries(
             done.results.map((r) => [
               r.question.key,
-              decideAnswer(r.question, r.numbers, request.questionMinConfidence.get(r.question.key) ?? fallback),
+              decideAnswer(r.question, r.numbers, request.questionMinConfidence.get(r.question.key) ?? fallback, r.stateCut),
             ]),
           ),
           usage: { input_tokens: done.inputTokens, output_tokens: 0 },

@@ -21,7 +21,8 @@ export type SystemOneAnswer =
   | {
       type: "score";
       score: number;
-      legend: Record<string, string | null>;
+      /** Each level as the request sent it: a string, or an object or array echoed unchanged. */
+      legend: Record<string, unknown>;
       probabilities: Record<string, number>;
       confidence: number;
     };
@@ -74,10 +75,6 @@ export function parseSystemOne(body: unknown): DecisionRequest {
   return { model, state, questions };
 }
 
-function round(x: number): number {
-  return Math.round(x * 1e6) / 1e6;
-}
-
 /** A map keyed by option key. Built with fromEntries so that any key, "__proto__" included, is an own property. */
 export function byOptionKey<T>(q: Question, value: (o: Question["options"][number], i: number) => T): Record<string, T> {
   return Object.fromEntries(q.options.map((o, i) => [o.key, value(o, i)]));
@@ -90,6 +87,6 @@ export function systemOneAnswer(q: Question, a: AnswerNumbers): SystemOneAnswer 
   if (q.kind === "choice") {
     return { type: "choice", choice: q.options[a.best].key, probabilities, confidence: a.confidence };
   }
-  const legend = byOptionKey(q, (o) => o.description);
-  return { type: "score", score: round(a.expected ?? 0), legend, probabilities, confidence: a.confidence };
+  const legend = byOptionKey(q, (o) => o.sent);
+  return { type: "score", score: a.expected ?? 0, legend, probabilities, confidence: a.confidence };
 }

@@ -179,11 +179,13 @@ async function serveCommand(config: Config): Promise<number> {
       bodyTimeoutMs: config.bodyTimeoutMs,
       log: config.log,
       maxConnections: config.maxConnections,
+      metrics: config.metrics ?? undefined,
     },
     config.host,
     config.port,
   );
   process.stdout.write(`svc listening on ${running.url}\n`);
+  if (running.metricsUrl) process.stdout.write(`metrics on ${running.metricsUrl}/metrics\n`);
   const load = async (): Promise<void> => {
     const t0 = performance.now();
     try {

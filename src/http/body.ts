@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { gunzipSync } from "node:zlib";
 import { ApiError } from "./errors.js";
+import { jsonErrorPosition } from "./json-error.js";
 import { decompressZstd, ZstdMalformed, ZstdTooLarge } from "./zstd.js";
 
 /** The body limit after decompression (spec: 64 KiB). */
@@ -108,8 +109,19 @@ function unzstdCapped(raw: Buffer): Buffer {
   }
 }
 
-/** Undoes the Content-Encoding codings, each stage capped at the body limit. */
+/** The coding whose magic bytes start a body that still is compressed (no JSON text starts so), or null. */
+function compressedAs(data: Buffer): Coding | null {
+  if (data.length >= 2 && data[0] === 0x1f && data[1] === 0x8b) return "gzip";
+  if (data.length >= 4 && data.readUInt32LE(0) === 0xfd2fb528) return "zstd";
+  return null;
+}
+
+/** Undoes the Content-Encoding codings, each stage capped at the body limit. A compressed body sent without any is refused with the header it lacks. */
 export function decode(raw: Buffer, codings: Coding[]): Buffer {
+  if (codings.length === 0) {
+    const compressed = compressedAs(raw);
+    if (compressed) throw new ApiError(400, "compressed_without_encoding", { params: { encoding: compressed } });
+  }
   let data = raw;
   for (let i = codings.length - 1; i >= 0; i--) {
     data = codings[i] === "gzip" ? gunzipCapped(data) : unzstdCapped(data);
@@ -131,6 +143,7 @@ export function parseJson(data: Buffer): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new ApiError(400, "invalid_json");
+    const { line, column } = jsonErrorPosition(text);
+    throw new ApiError(400, "invalid_json_at", { params: { line, column }, extra: { line, column } });
   }
 }

@@ -14,6 +14,18 @@ export const MESSAGES = {
     pt: "O corpo não é um JSON válido.",
     fr: "Le corps n'est pas un JSON valide.",
   },
+  invalid_json_at: {
+    en: "The body is not valid JSON: line {line}, column {column}.",
+    es: "El cuerpo no es JSON válido: línea {line}, columna {column}.",
+    pt: "O corpo não é um JSON válido: linha {line}, coluna {column}.",
+    fr: "Le corps n'est pas un JSON valide : ligne {line}, colonne {column}.",
+  },
+  compressed_without_encoding: {
+    en: "The body is {encoding}-compressed but has no Content-Encoding header: send 'Content-Encoding: {encoding}'.",
+    es: "El cuerpo está comprimido con {encoding} pero falta la cabecera Content-Encoding: envíe 'Content-Encoding: {encoding}'.",
+    pt: "O corpo está comprimido com {encoding} mas falta o cabeçalho Content-Encoding: envie 'Content-Encoding: {encoding}'.",
+    fr: "Le corps est compressé en {encoding} mais l'en-tête Content-Encoding manque : envoyez 'Content-Encoding: {encoding}'.",
+  },
   invalid_request: {
     en: "The request could not be parsed as HTTP.",
     es: "No se pudo interpretar la solicitud como HTTP.",
@@ -68,6 +80,12 @@ export const MESSAGES = {
     pt: "Falta a chave de API: envie o cabeçalho 'Authorization: Bearer <chave>'.",
     fr: "Clé d'API manquante : envoyez l'en-tête 'Authorization: Bearer <clé>'.",
   },
+  auth_scheme: {
+    en: "The Authorization header must use the Bearer scheme: send 'Authorization: Bearer <key>' ('Bearer ' is missing).",
+    es: "La cabecera Authorization debe usar el esquema Bearer: envíe 'Authorization: Bearer <clave>' (falta 'Bearer ').",
+    pt: "O cabeçalho Authorization deve usar o esquema Bearer: envie 'Authorization: Bearer <chave>' (falta 'Bearer ').",
+    fr: "L'en-tête Authorization doit utiliser le schéma Bearer : envoyez 'Authorization: Bearer <clé>' ('Bearer ' manque).",
+  },
   auth_invalid: {
     en: "Invalid or revoked API key.",
     es: "Clave de API no válida o revocada.",
@@ -115,6 +133,12 @@ export const MESSAGES = {
     es: "Se alcanzó el límite propio de esta clave ({window}: {limit}). Reintente en {retry} s.",
     pt: "O limite próprio desta chave foi atingido ({window}: {limit}). Tente novamente em {retry} s.",
     fr: "La limite propre à cette clé est atteinte ({window} : {limit}). Réessayez dans {retry} s.",
+  },
+  request_exceeds_quota: {
+    en: "This request alone needs {need} input tokens, more than this key's whole monthly quota of {limit}: it cannot be answered under this quota, now or later. Send fewer or shorter questions, options or state, or raise the quota.",
+    es: "Esta solicitud sola necesita {need} tokens de entrada, más que toda la cuota mensual de esta clave ({limit}): no puede responderse con esta cuota, ni ahora ni después. Envíe menos preguntas, opciones o estado, o más cortos, o aumente la cuota.",
+    pt: "Este pedido sozinho precisa de {need} tokens de entrada, mais do que toda a cota mensal desta chave ({limit}): não pode ser respondido com esta cota, nem agora nem depois. Envie menos perguntas, opções ou estado, ou mais curtos, ou aumente a cota.",
+    fr: "Cette requête seule demande {need} jetons d'entrée, plus que tout le quota mensuel de cette clé ({limit}) : elle ne peut pas être traitée avec ce quota, ni maintenant ni plus tard. Envoyez moins de questions, d'options ou d'état, ou plus courts, ou augmentez le quota.",
   },
   model_loading: {
     en: "The model is loading; retry in a few seconds.",
@@ -252,7 +276,13 @@ export const MESSAGES = {
     en: "Input should be an object of option key to description, or a list of option keys.",
     es: "La entrada debe ser un objeto de clave de opción a descripción, o una lista de claves.",
     pt: "A entrada deve ser um objeto de chave de opção para descrição, ou uma lista de chaves.",
-    fr: "Erreur interne ; la requête n'a pas été facturée.",
+    fr: "L'entrée doit être un objet associant une clé d'option à une description, ou une liste de clés d'option.",
+  },
+  level_null: {
+    en: "A level must be a string, an object or an array, not null.",
+    es: "Un nivel debe ser una cadena, un objeto o un array, no null.",
+    pt: "Um nível deve ser uma string, um objeto ou um array, não null.",
+    fr: "Un niveau doit être une chaîne, un objet ou un tableau, pas null.",
   },
   concurrency: {
     en: "This key already has {in_flight} question-option pairs in flight or waiting, and this request adds {pairs}; at most {limit} are allowed at once. Retry in {retry} s.",

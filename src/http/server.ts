@@ -9,17 +9,23 @@ import { checkContentType, decode, parseEncodings, parseJson, readRaw } from "./
 import { CancelledError } from "../engine/engine.js";
 import { ApiError } from "./errors.js";
 import { pickLanguage } from "./i18n.js";
+import { ServiceMetrics, startMetricsServer } from "./metrics.js";
 import { ownTurn } from "./turns.js";
 
 /** Bodies up to this size parse in microseconds and skip the wait for their own turn (see turns.ts). */
 const SMALL_BODY_BYTES = 8192;
 
+/** The request log on stdout: none, a text line per request, or a JSON object per line (SVC_LOG=json). */
+export type LogFormat = "off" | "text" | "json";
+
 export interface ServerOptions extends FlowDeps {
   bodyTimeoutMs: number;
   /** One line per request on stdout (never the full key). */
-  log: boolean;
+  log: LogFormat;
   /** Open connections at most; one more is answered 503 and closed (default DEFAULT_MAX_CONNECTIONS). */
   maxConnections?: number;
+  /** Prometheus metrics at GET /metrics on a listener of their own (not on the API port); none when absent. */
+  metrics?: { host: string; port: number };
 }
 
 /** Each open connection holds at most one body of ~68 KB being read: this bounds that memory to ~70 MB. */
@@ -36,6 +42,19 @@ export interface Ctx {
   readonly signal: AbortSignal;
   /** Whether that has happened, without making the signal. */
   readonly aborted: boolean;
+  /** Adds a header to the 200 answer. */
+  setHeader(name: string, value: string): void;
+  /** Set by the flow, for the request log and the metrics: ms the request spent in the model, tokens billed. */
+  modelMs: number | null;
+  billedTokens: number;
+}
+
+/** An answer that is not JSON (the playground page): its content type and bytes. */
+export class RawReply {
+  constructor(
+    readonly contentType: string,
+    readonly body: string,
+  ) {}
 }
 
 export interface Route {
@@ -61,10 +80,11 @@ export function newRequestId(): string {
 }
 
 /** Writes the whole response in one call: headers as one flat list (no per-header setHeader). */
-function send(res: ServerResponse, status: number, body: unknown, requestId: string, close: boolean, headers: Record<string, string> = {}): void {
-  const payload = JSON.stringify(body);
+function send(res: ServerResponse, status: number, body: unknown, requestId: string, close: boolean, headers: Record<string, string> | null = null): void {
+  const raw = body instanceof RawReply;
+  const payload = raw ? body.body : JSON.stringify(body);
   const list = [
-    "content-type", "application/json; charset=utf-8",
+    "content-type", raw ? body.contentType : "application/json; charset=utf-8",
     "content-length", String(Buffer.byteLength(payload)),
     "x-request-id", requestId,
     "x-alt-request-id", requestId,
@@ -76,17 +96,23 @@ function send(res: ServerResponse, status: number, body: unknown, requestId: str
   res.end(payload);
 }
 
+/** The key of `Authorization: Bearer <key>`; null when the header is missing, "" when it carries no key. */
 function bearer(req: IncomingMessage): string | null {
   const h = req.headers.authorization;
   if (!h) return null;
   const m = /^\s*Bearer\s+(\S+)\s*$/i.exec(h);
-  return m ? m[1] : "";
+  if (m) return m[1];
+  // A key sent without its scheme would otherwise read as an invalid key.
+  if (!/^\s*Bearer(\s|$)/i.test(h)) throw new ApiError(401, "auth_scheme", { headers: { "www-authenticate": "Bearer" } });
+  return "";
 }
 
 export interface RunningServer {
   server: Server;
   port: number;
   url: string;
+  /** Where GET /metrics is served, or null when metrics are off. */
+  metricsUrl: string | null;
   /** Stops accepting, lets in-flight requests finish (up to graceMs), then closes. */
   shutdown(graceMs?: number): Promise<void>;
 }
@@ -126,6 +152,9 @@ class Flight {
 /** One request's context; its signal and abort state come from its Flight (getters on the prototype: no closures per request). */
 class RequestCtx implements Ctx {
   key: KeyRecord | null = null;
+  headers: Record<string, string> | null = null;
+  modelMs: number | null = null;
+  billedTokens = 0;
 
   constructor(
     readonly req: IncomingMessage,
@@ -148,6 +177,10 @@ class RequestCtx implements Ctx {
 
   get aborted(): boolean {
     return this.flight.stopped !== undefined;
+  }
+
+  setHeader(name: string, value: string): void {
+    (this.headers ??= {})[name] = value;
   }
 }
 
@@ -198,17 +231,36 @@ export async function startServer(
   let idle: (() => void) | null = null;
   const headersTimeoutMs = opts.bodyTimeoutMs * 2;
   const maxConnections = opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  const metrics = opts.metrics ? new ServiceMetrics({ pairsHeld: () => opts.admission.held(), modelState: () => opts.engine.state }) : null;
+  const metricsServer = opts.metrics ? await startMetricsServer(metrics!, opts.metrics.host, opts.metrics.port) : null;
+  /** Timing is read only when something reports it. */
+  const timed = opts.log !== "off" || metrics !== null;
 
-  /** `started`: performance.now() when the request began, or null for a response written straight to the socket. */
-  const logLine = (requestId: string, method: string, url: string, status: number, started: number | null, prefix: string): void => {
-    if (!opts.log) return;
+  /** One request in the log; `ctx` is null for a response written straight to the socket. */
+  const logLine = (requestId: string, method: string, url: string, status: number, ms: number, ctx: RequestCtx | null): void => {
     const { path, query } = target(url);
-    const ms = started === null ? "0.0" : (performance.now() - started).toFixed(1);
-    process.stdout.write(`${new Date().toISOString()} ${requestId} ${method} ${path}${maskedQuery(query)} ${status} ${ms}ms key=${prefix}\n`);
+    const prefix = ctx?.key?.prefix ?? null;
+    if (opts.log === "json") {
+      const line = {
+        time: new Date().toISOString(),
+        request_id: requestId,
+        method,
+        path,
+        query: maskedQuery(query),
+        status,
+        latency_ms: Math.round(ms * 10) / 10,
+        model_ms: ctx?.modelMs == null ? null : Math.round(ctx.modelMs * 10) / 10,
+        key_prefix: prefix,
+        input_tokens: ctx?.billedTokens ?? 0,
+      };
+      process.stdout.write(`${JSON.stringify(line)}\n`);
+    } else {
+      process.stdout.write(`${new Date().toISOString()} ${requestId} ${method} ${path}${maskedQuery(query)} ${status} ${ms.toFixed(1)}ms key=${prefix ?? "-"}\n`);
+    }
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const started = opts.log ? performance.now() : 0;
+    const started = timed ? performance.now() : 0;
     const requestId = newRequestId();
     const flight = new Flight();
     const ctx = new RequestCtx(req, requestId, flight, opts.bodyTimeoutMs);
@@ -222,12 +274,15 @@ export async function startServer(
       if (!res.writableFinished) flight.stop(null);
     };
     res.once("close", onClose);
+    let endpoint = "other";
+    let limit: string | null = null;
     try {
       if (closing) throw new ApiError(503, "shutting_down", { headers: { "retry-after": "5" } });
       if (req.httpVersion === "1.1" && req.headers.host === undefined) throw new ApiError(400, "invalid_request");
       const { path } = target(req.url ?? "/");
       const candidates = routes[path];
       if (!candidates) throw new ApiError(404, "route_not_found", { params: { method: req.method ?? "", path } });
+      endpoint = path;
       const route = candidates.find((r) => r.method === req.method);
       if (!route) {
         const allow = candidates.map((r) => r.method).join(", ");
@@ -251,9 +306,10 @@ export async function startServer(
         if (admitted) await admitted;
       }
       const body = await route.handler(ctx, opts);
-      if (!flight.gone) send(res, 200, body, requestId, closing);
+      if (!flight.gone) send(res, 200, body, requestId, closing, ctx.headers);
     } catch (err) {
       const e = err instanceof ApiError ? err : flight.stopped instanceof ApiError ? flight.stopped : new ApiError(500, "internal");
+      if (e.status === 429) limit = String(e.extra.limit);
       if (!(err instanceof ApiError) && !(err instanceof CancelledError)) {
         process.stderr.write(`[${requestId}] ${err instanceof Error ? err.stack : String(err)}\n`);
       }
@@ -270,7 +326,13 @@ export async function startServer(
       mine.delete(flight);
       flights.delete(flight);
       // 499: the client closed the connection before the answer (as nginx logs it).
-      logLine(requestId, req.method ?? "", req.url ?? "", flight.gone ? 499 : res.statusCode, started, ctx.key?.prefix ?? "-");
+      const status = flight.gone ? 499 : res.statusCode;
+      if (timed) {
+        const ms = performance.now() - started;
+        if (opts.log !== "off") logLine(requestId, req.method ?? "", req.url ?? "", status, ms, ctx);
+        const modelSeconds = ctx.modelMs === null ? null : ctx.modelMs / 1000;
+        metrics?.observe({ endpoint, status, seconds: ms / 1000, modelSeconds, tokens: ctx.billedTokens, limit });
+      }
       if (closing && flights.size === 0 && idle) idle();
     }
   };
@@ -313,7 +375,8 @@ export async function startServer(
       : new ApiError(400, "invalid_request");
     const { text, id } = rawResponse(e.status, timeout ? "Request Timeout" : "Bad Request", e);
     socket.end(text);
-    logLine(id, "-", "-", e.status, null, "-");
+    if (opts.log !== "off") logLine(id, "-", "-", e.status, 0, null);
+    metrics?.observe({ endpoint: "other", status: e.status, seconds: 0, modelSeconds: null, tokens: 0, limit: null });
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -323,6 +386,7 @@ export async function startServer(
   return {
     server,
     port: actual,
+    metricsUrl: metricsServer?.url ?? null,
     url: `http://${host.includes(":") ? `[${host}]` : host}:${actual}`,
     async shutdown(graceMs = 10_000) {
       closing = true;
@@ -346,6 +410,7 @@ export async function startServer(
       }
       server.closeAllConnections();
       await closed;
+      if (metricsServer) await new Promise<void>((resolve) => metricsServer.server.close(() => resolve()));
     },
   };
 }

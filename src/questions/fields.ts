@@ -168,7 +168,11 @@ export function readScoreLevels(value: unknown, loc: Loc, problems: Problem[]): 
     problems.push({ loc, code: "score_shape", type: "list_type", params: { last: "n-1" } });
     return [];
   }
-  const levels = list.map((d, i) => ({ key: String(i), description: readDescription(d, [...loc, i], problems) }));
+  const levels = list.map((d, i) => {
+    // A level is what the answer's legend names: null would leave it nameless (the official clients refuse a null legend value).
+    if (d === null || d === undefined) problems.push({ loc: [...loc, i], code: "level_null", type: "string_type" });
+    return { key: String(i), description: readDescription(d, [...loc, i], problems), sent: d };
+  });
   if (levels.length < LIMITS.minLevels || levels.length > LIMITS.maxLevels) {
     problems.push(countProblem(loc, "score", levels.length));
   }

@@ -9,6 +9,8 @@ export interface Option {
   key: string;
   /** Description text, or null when the caller gave none. */
   description: string | null;
+  /** score levels: the level exactly as the request sent it (string, object or array), echoed in `legend`. */
+  sent?: unknown;
 }
 
 export interface Question {

@@ -8,6 +8,7 @@ import { Agent, request } from "node:http";
 import { connect } from "node:net";
 import { gzipSync } from "node:zlib";
 import fc from "fast-check";
+import { openApiProblems } from "./openapi.js";
 
 export interface Answer {
   status: number;
@@ -38,6 +39,9 @@ export function checkAnswer(a: Answer, path = "/v1/systemone"): string[] {
   if (!ids.every((id) => typeof id === "string" && /^req_[0-9a-f]{16,}$/.test(id) && id === ids[0])) {
     problems.push(`request-id headers ${JSON.stringify(ids)}`);
   }
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(a.headers)) if (typeof value === "string") headers.set(name, value);
+  problems.push(...openApiProblems(path.startsWith("/healthz") ? "GET" : "POST", path.split("?")[0], a.status, headers, a.body.toString("utf8")));
   let body: unknown;
   try {
     body = JSON.parse(a.body.toString("utf8"));

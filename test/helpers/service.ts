@@ -4,6 +4,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { watchService } from "./openapi.js";
 
 export const ROOT = resolve(fileURLToPath(new URL("../../../", import.meta.url)));
 export const BIN = join(ROOT, "bin", "svc.js");
@@ -75,6 +76,7 @@ export function startService(
       const m = /svc listening on (http:\/\/\S+)/.exec(out);
       if (m && (!wait || /model \S+ ready/.test(out))) {
         clearTimeout(timer);
+        watchService(m[1]);
         proc.stdout!.off("data", check);
         resolveStart({
           url: m[1],
