@@ -101,7 +101,8 @@ export function header(title: string, m: Machine): void {
 
 /** The part of autocannon's programmatic API used here (the package ships no types). */
 export interface CannonOptions {
-  url: string;
+  /** Several URLs: the connections are spread over them. */
+  url: string | string[];
   connections: number;
   duration: number;
   method?: "GET" | "POST";
