@@ -186,10 +186,12 @@ describe("server-wide defaults for day and month", () => {
     }
     const s3 = await startService({ env: { SVC_MONTHLY_TOKENS: "10" } });
     try {
+      // One request larger than the whole quota can never pass it: 413, not a 429 to retry.
       const r = await post(s3, "/v1/systemone", body);
-      assert.equal(r.status, 429);
+      assert.equal(r.status, 413);
       assert.equal(r.body.error.limit, "monthly_quota");
-      assert.match(r.body.error.message, /^Monthly quota reached: 10 input tokens per month, 0 used, this request needs \d+\. Retry in \d+ s\.$/);
+      assert.equal(r.headers.get("retry-after"), null);
+      assert.match(r.body.error.message, /^This request alone needs \d+ input tokens, more than this key's whole monthly quota of 10: /);
     } finally {
       await s3.stop();
     }

@@ -2,7 +2,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { gzipSync } from "node:zlib";
 import { execFileSync } from "node:child_process";
-import { post, startService, type Service } from "./helpers/service.js";
+import { cli, post, startService, type Service } from "./helpers/service.js";
 
 let svc: Service;
 before(async () => {
@@ -120,6 +120,33 @@ describe("what a new user hit", () => {
     assert.equal(a.score, expected);
     const d = await post(svc, "/v1/decide", { model: "svc-latest", state: "This is the third time I write. Nobody answers!", min_confidence: 0, questions: { m: { type: "scale", question: "How upset?", levels } } });
     assert.equal(d.body.answers.m.answer, expected);
+  });
+
+  test("a request larger than the key's whole monthly quota is 413 naming the quota, without Retry-After, and refusals leave the minute window alone", async () => {
+    const tiny = { model: "svc-latest", state: "hi", questions: { q: { type: "noul", instructions: "Hi?" } } };
+    const cost = (await post(svc, "/v1/systemone", tiny)).body.usage.input_tokens as number;
+    // The quota holds exactly one tiny request; two requests a minute.
+    const created = await cli(["keys", "create", "--name", "small", "--monthly-tokens", String(cost), "--per-minute", "2"], { SVC_DATA_DIR: svc.dataDir });
+    const small = { url: svc.url, key: created.stdout.trim().split("\n").pop()! };
+    const big = { ...tiny, state: "word ".repeat(40) };
+    for (let i = 0; i < 3; i++) {
+      const r = await post(small, "/v1/systemone", big);
+      assert.equal(r.status, 413);
+      assert.equal(r.headers.get("retry-after"), null);
+      assert.equal(r.body.error.type, "request_too_large");
+      assert.equal(r.body.error.limit, "key_limit");
+      assert.equal(r.body.error.window, "monthly_quota");
+      assert.match(r.body.error.message, new RegExp(`^This request alone needs \\d+ input tokens, more than this key's whole monthly quota of ${cost}: it cannot be answered under this quota, now or later\\.`));
+    }
+    // The three refusals did not use the key's two requests a minute.
+    assert.equal((await post(small, "/v1/systemone", tiny)).status, 200);
+    // Then the quota is spent: each refusal by it gives its place in the minute back, so the
+    // per-minute limit (2) never refuses these.
+    for (let i = 0; i < 3; i++) {
+      const r = await post(small, "/v1/systemone", tiny);
+      assert.equal(r.status, 429);
+      assert.equal(r.body.error.window, "monthly_quota", `refusal ${i + 1}`);
+    }
   });
 
   test("a null score level is refused with a 422 naming the level", async () => {

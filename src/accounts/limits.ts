@@ -28,6 +28,8 @@ export interface LimitCounters {
   admit(key: KeyRecord): void | Promise<void>;
   /** Reserves the request's input tokens against the monthly quota or throws 429. */
   reserve(key: KeyRecord, tokens: number, requestId: string): void | Promise<void>;
+  /** Gives back the place in the current minute and day windows of a request refused after admit() (quota, concurrency). */
+  refund(key: KeyRecord): void | Promise<void>;
   /** Turns a reservation into usage (billed) or drops it (failed request). Never throws. */
   settle(key: KeyRecord, tokens: number, billed: boolean, requestId: string): void | Promise<void>;
 }
@@ -47,6 +49,19 @@ export class LimitRules {
     if (own !== null && own !== undefined) return { limit: own > 0 ? own : null, own: true };
     const def = this.defaults[field];
     return { limit: def && def > 0 ? def : null, own: false };
+  }
+
+  /**
+   * A request that alone needs more tokens than the whole monthly quota can never be answered under it:
+   * 413 with the limit named, and no Retry-After (waiting does not help).
+   */
+  checkFits(key: KeyRecord, tokens: number): void {
+    const q = this.effective(key, "monthly_quota");
+    if (q.limit === null || tokens <= q.limit) return;
+    throw new ApiError(413, "request_exceeds_quota", {
+      params: { need: tokens, limit: q.limit },
+      extra: q.own ? { limit: "key_limit", window: "monthly_quota" } : { limit: "monthly_quota" },
+    });
   }
 
   refuse(w: Window, own: boolean, limit: number, retryMs: number, params: Record<string, number> = {}): ApiError {
@@ -117,6 +132,14 @@ export class Limiter implements LimitCounters {
     dc.count++;
   }
 
+  refund(key: KeyRecord): void {
+    const now = this.now();
+    for (const [map, window] of [[this.minute, Math.floor(now / MINUTE)], [this.day, Math.floor(now / DAY)]] as const) {
+      const c = map.get(key.id);
+      if (c && c.window === window && c.count > 0) c.count--;
+    }
+  }
+
   /** A key's counter for the window; a key seen for the first time starts from `seed`, a new window from 0. */
   private counter(map: Map<string, Counter>, keyId: string, window: number, seed: number): Counter {
     let c = map.get(keyId);
@@ -128,6 +151,7 @@ export class Limiter implements LimitCounters {
   }
 
   reserve(key: KeyRecord, tokens: number): void | Promise<void> {
+    this.rules.checkFits(key, tokens);
     const { start, end } = monthBounds(this.now());
     const state = this.quota.get(key.id);
     if (!state || state.monthStart !== start) {

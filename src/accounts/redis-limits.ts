@@ -16,6 +16,9 @@ export interface RedisOptions {
  * longer than any request runs (the largest valid one takes well under a minute on 2 cores).
  */
 const RESERVATION_TTL_MS = 10 * 60_000;
+/** Takes one request off the minute and day counters that exist and are above 0 (a refused request's place). */
+const REFUND_SCRIPT = "for i = 1, 2 do if tonumber(redis.call('GET', KEYS[i]) or '0') > 0 then redis.call('DECR', KEYS[i]) end end return 0";
+
 /** "Give me the ledger's figure": the scripts answer this when the counter they need is missing. */
 const NEED_SEED = -1;
 
@@ -157,6 +160,13 @@ export class RedisLimiter implements LimitCounters {
     }
   }
 
+  async refund(key: KeyRecord): Promise<void> {
+    const now = Date.now();
+    const minute = this.name(key.id, "m", Math.floor(now / MINUTE));
+    const day = this.name(key.id, "d", Math.floor(now / DAY));
+    await this.call(() => this.redis.eval(REFUND_SCRIPT, 2, minute, day));
+  }
+
   async admit(key: KeyRecord): Promise<void> {
     const now = Date.now();
     const m = this.rules.effective(key, "per_minute");
@@ -176,6 +186,7 @@ export class RedisLimiter implements LimitCounters {
   }
 
   async reserve(key: KeyRecord, tokens: number, requestId: string): Promise<void> {
+    this.rules.checkFits(key, tokens);
     const now = Date.now();
     const q = this.rules.effective(key, "monthly_quota");
     const { start, end } = monthBounds(now);

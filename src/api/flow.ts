@@ -69,6 +69,15 @@ class LazySignal implements RunOptions {
   }
 }
 
+/** A request refused by a limit after admission does not count towards the minute and day windows; the refusal is rethrown. */
+async function refundOn(deps: FlowDeps, key: KeyRecord, err: unknown): Promise<never> {
+  if (err instanceof ApiError && (err.status === 429 || err.status === 413 || err.status === 503)) {
+    // Best effort: a store that cannot be reached answers with the refusal all the same.
+    await Promise.resolve(deps.limiter.refund(key)).catch(() => undefined);
+  }
+  throw err;
+}
+
 /** Pairs the model reads for a request: one per option or level, one per noul question. */
 function pairCount(req: DecisionRequest): number {
   let pairs = 0;
@@ -94,7 +103,12 @@ export async function answer(deps: FlowDeps, req: DecisionRequest, key: KeyRecor
       headers: { "retry-after": state === "loading" ? "5" : "30" },
     });
   }
-  const release = deps.admission.admit(key.id, pairCount(req));
+  let release: () => void;
+  try {
+    release = deps.admission.admit(key.id, pairCount(req));
+  } catch (err) {
+    return refundOn(deps, key, err);
+  }
   try {
     return await planAndRun(deps, engine, model, req, key, endpoint, ctx);
   } finally {
@@ -123,8 +137,12 @@ async function planAndRun(
   } catch (err) {
     rethrow(err, ctx);
   }
-  const reserved = deps.limiter.reserve(key, plan.inputTokens, ctx.requestId);
-  if (reserved) await reserved;
+  try {
+    const reserved = deps.limiter.reserve(key, plan.inputTokens, ctx.requestId);
+    if (reserved) await reserved;
+  } catch (err) {
+    await refundOn(deps, key, err);
+  }
   let billed = false;
   try {
     let raw: RawScores;
