@@ -1,9 +1,9 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { cli, post, startService, tempDir } from "./helpers/service.js";
+import { cli, post, startService, tempDir, tinySet } from "./helpers/service.js";
 
 describe("svc CLI for a new user", () => {
   test("help exits 0 in every spelling; a missing or unknown subcommand names the choices", async () => {
@@ -70,14 +70,7 @@ describe("svc CLI for a new user", () => {
   });
 
   test("eval --plot writes a reliability diagram per language as SVG; eval --json is snake_case", async () => {
-    const dir = join(tempDir(), "set");
-    mkdirSync(dir);
-    const items = [
-      { id: "a", group: "a", lang: "en", domain: "support_routing", state: "I was charged twice on my credit card.", type: "choice", instructions: "What is this about?", criteria: { billing: "payments, refunds", technical: "bugs, errors" }, label: "billing" },
-      { id: "b", group: "b", lang: "en", domain: "facts", state: "The meeting moved to Friday.", type: "noul", instructions: "Does the text mention a day?", criteria: null, label: true },
-      { id: "c", group: "c", lang: "es", domain: "urgency", state: "El servidor está caído.", type: "score", instructions: "How urgent?", criteria: ["low", "medium", "critical"], label: 2 },
-    ];
-    writeFileSync(join(dir, "set.jsonl"), items.map((i) => JSON.stringify(i)).join("\n") + "\n");
+    const dir = tinySet();
     const svg = join(tempDir(), "reliability.svg");
     const r = await cli(["eval", "--dir", dir, "--json", "--plot", svg], { SVC_DATA_DIR: tempDir() });
     assert.equal(r.code, 0, r.stderr);

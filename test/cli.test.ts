@@ -1,21 +1,8 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cli, post, ROOT, startService, tempDir } from "./helpers/service.js";
-
-/** A labeled set of three items, in the format of eval/dev/*.jsonl. */
-function tinySet(): string {
-  const dir = join(tempDir(), "set");
-  mkdirSync(dir);
-  const items = [
-    { id: "t1", group: "t1", lang: "en", domain: "support_routing", state: "I was charged twice on my credit card this month.", type: "choice", instructions: "What is this about?", criteria: { billing: "payments, charges, refunds", technical: "bugs, errors, crashes" }, label: "billing" },
-    { id: "t2", group: "t2", lang: "en", domain: "facts", state: "The meeting moved to Friday.", type: "noul", instructions: "Does the text mention a day of the week?", criteria: null, label: true },
-    { id: "t3", group: "t3", lang: "es", domain: "urgency", state: "El servidor está caído y nadie puede trabajar.", type: "score", instructions: "How urgent is this?", criteria: ["low", "medium", "critical"], label: 2 },
-  ];
-  writeFileSync(join(dir, "tiny.jsonl"), items.map((i) => JSON.stringify(i)).join("\n") + "\n");
-  return dir;
-}
+import { cli, post, ROOT, startService, tempDir, tinySet } from "./helpers/service.js";
 
 describe("svc CLI", () => {
   test("ask answers one question of each type from the command line", async () => {

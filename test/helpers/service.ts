@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -43,6 +43,19 @@ export function cli(args: string[], env: Record<string, string> = {}): Promise<C
 
 export function tempDir(): string {
   return mkdtempSync(join(tmpdir(), "svc-test-"));
+}
+
+/** A labeled set of three items, in the format of eval/dev/*.jsonl. */
+export function tinySet(): string {
+  const dir = join(tempDir(), "set");
+  mkdirSync(dir);
+  const items = [
+    { id: "t1", group: "t1", lang: "en", domain: "support_routing", state: "I was charged twice on my credit card this month.", type: "choice", instructions: "What is this about?", criteria: { billing: "payments, charges, refunds", technical: "bugs, errors, crashes" }, label: "billing" },
+    { id: "t2", group: "t2", lang: "en", domain: "facts", state: "The meeting moved to Friday.", type: "noul", instructions: "Does the text mention a day of the week?", criteria: null, label: true },
+    { id: "t3", group: "t3", lang: "es", domain: "urgency", state: "El servidor está caído y nadie puede trabajar.", type: "score", instructions: "How urgent is this?", criteria: ["low", "medium", "critical"], label: 2 },
+  ];
+  writeFileSync(join(dir, "tiny.jsonl"), items.map((i) => JSON.stringify(i)).join("\n") + "\n");
+  return dir;
 }
 
 /**
