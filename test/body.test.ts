@@ -111,7 +111,8 @@ describe("request bodies", () => {
   test("invalid JSON and invalid UTF-8 are 400", async () => {
     const bad = await post(svc, "/v1/systemone", Buffer.from('{"model": "svc-latest", '));
     assert.equal(bad.status, 400);
-    assert.deepEqual(bad.body, { error: { type: "invalid_request_error", message: "The body is not valid JSON." }, detail: [] });
+    // The text ends where a value should follow: line 1, just past its 24 characters.
+    assert.deepEqual(bad.body, { error: { type: "invalid_request_error", message: "The body is not valid JSON: line 1, column 25.", line: 1, column: 25 }, detail: [] });
     const latin1 = Buffer.concat([Buffer.from('{"model":"svc-latest","state":"caf'), Buffer.from([0xe9]), Buffer.from('","questions":{}}')]);
     const u = await post(svc, "/v1/systemone", latin1);
     assert.equal(u.status, 400);
