@@ -4,11 +4,12 @@
  * fit time = a + b·pairs. Every cold request uses texts never seen before (the engine caches the
  * embeddings of repeated texts); the warm numbers repeat one request so that every embedding is cached.
  *
- * Each encoder runtime of the English model is measured in its own child process, one after the
- * other in the same run, and reported side by side: the package's tfjs graph on wasm (the old path)
- * and the project's ONNX graph on onnxruntime (float32, and int8 when that file exists).
+ * Each path is measured in its own child process, one after the other in the same run, and reported
+ * side by side: the English bi-encoder on the package's tfjs graph on wasm (the oldest path) and on
+ * the project's ONNX graph (float32, and int8 when that file exists), then the cross-encoder
+ * (models/builtin/cross, float32 and int8), which answers English requests by default.
  *
- *   npm run bench:model [-- --reps 40] [-- --paths tfjs,onnx,int8]
+ *   npm run bench:model [-- --reps 40] [-- --paths tfjs,onnx,int8,cross,cross-int8]
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -63,7 +64,10 @@ function stringFlag(name: string): string | null {
 
 /** One encoder runtime, measured in this process (a child of main()); its result goes to `out`. */
 async function measurePath(path: string, out: string): Promise<void> {
-  process.env.SVC_BUILTIN_ENCODER = path;
+  // Bi-encoder paths (tfjs, onnx, int8: the English encoder's runtimes) run without the cross-encoder;
+  // cross and cross-int8 are the cross-encoder (its float32 and int8 files) with the ONNX bi-encoder.
+  process.env.SVC_BUILTIN_ENCODER = path.startsWith("cross") ? "onnx" : path;
+  process.env.SVC_BUILTIN_CROSS = path === "cross" ? "on" : path === "cross-int8" ? "int8" : "off";
   const m = machine();
   header(`bench:model, encoder ${path}`, m);
   const reps = numberFlag("reps", 40);
@@ -110,7 +114,7 @@ async function measurePath(path: string, out: string): Promise<void> {
   // Sweeps: questions x 4 options, then options of one question.
   const configs: { questions: number; options: number }[] = [
     ...[1, 4, 16, 64].map((q) => ({ questions: q, options: 4 })),
-    ...[2, 10, 50, 255].map((o) => ({ questions: 1, options: o })),
+    ...[2, 10, 32, 50, 255].map((o) => ({ questions: 1, options: o })),
   ];
   const sweep = [];
   for (const c of configs) {
@@ -181,7 +185,7 @@ type PathResult = {
 async function main(): Promise<void> {
   const m = machine();
   header("bench:model: built-in model latency, encoder runtimes side by side (sequential requests, fresh texts unless 'warm')", m);
-  const wanted = (stringFlag("paths") ?? "tfjs,onnx,int8").split(",");
+  const wanted = (stringFlag("paths") ?? "tfjs,onnx,int8,cross,cross-int8").split(",");
   const paths = wanted.filter((p) => p !== "int8" || existsSync(encoderPath("int8")));
   const script = fileURLToPath(import.meta.url);
   const results: PathResult[] = [];

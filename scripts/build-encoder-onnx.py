@@ -161,6 +161,12 @@ def build(weights, int8=False, score=None):
         h = g.op("Add", [x, g.dense(f, layer["ffnOut"], f"{p}.ffn.out")], f"{p}.out")
 
     axis1 = g.const("axis1", np.array([1], np.int64))
+    if score is not None:
+        # The cross-encoder pools over the separator and what follows it (encoder_torch.CrossEncoder).
+        sep = g.op("Cast", [g.op("Equal", [ids, g.const("sep.id", np.array(2, np.int32))], "sep.at")], "sep.at.int", to=TensorProto.INT32)
+        after = g.op("CumSum", [sep, g.const("sep.axis", np.array(1, np.int32))], "sep.seen")
+        after = g.op("Cast", [g.op("Greater", [after, g.const("zero.i32", np.array(0, np.int32))], "sep.after")], "sep.after.float", to=TensorProto.FLOAT)
+        maskf = g.op("Mul", [after, maskf], "pool.mask")
     # The masked sum as a batched [1, length] x [length, 512] product: ReduceSum over the middle axis
     # takes another path for a batch of one row than for several, so a row's last bits would depend on
     # its batch size; a MatMul per batch item does not.

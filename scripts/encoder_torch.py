@@ -105,6 +105,8 @@ class Encoder(nn.Module):
 
 # Longest cross-encoder sequence (src/engine/builtin/cross.ts: a 256-token pair and the separator).
 CROSS_MAX_TOKENS = 257
+# The separator between the state and the hypothesis (src/engine/builtin/cross.ts).
+SEP_ID = 2
 
 
 class CrossEncoder(nn.Module):
@@ -124,7 +126,10 @@ class CrossEncoder(nn.Module):
         h = e.scale * e.embedding(ids * mask) + e.timing[: ids.shape[1]]
         for layer in e.layers:
             h = layer(h, maskf)
-        pooled = (h * maskf[:, :, None]).sum(1) / maskf.sum(1, keepdim=True).clamp(min=1)
+        # Pooled over the separator and what follows it (the question and the candidate, which have
+        # attended to the state): the state's tokens, the same in every candidate, would dilute the difference.
+        pool = ((ids == SEP_ID).long().cumsum(1) > 0).to(torch.float32) * maskf
+        pooled = (h * pool[:, :, None]).sum(1) / pool.sum(1, keepdim=True).clamp(min=1)
         return self.score(torch.tanh(e.head(pooled))).squeeze(-1)
 
 

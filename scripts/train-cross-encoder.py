@@ -118,7 +118,8 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--public", default="training/build/public.tok.jsonl")
     p.add_argument("--authored", default="training/build/authored.tok.jsonl")
-    p.add_argument("--authored-weight", type=float, default=2.0)
+    p.add_argument("--authored-repeat", type=int, default=2)
+    p.add_argument("--nli-cap", type=int, default=8000, help="most English NLI examples (Portuguese: half)")
     p.add_argument("--rows", type=int, default=120000, help="sequences to train on (sets the schedule)")
     p.add_argument("--rows-per-batch", type=int, default=48)
     p.add_argument("--lr", type=float, default=1e-4)
@@ -130,9 +131,20 @@ def main():
     rng = random.Random(SEED)
     torch.set_num_threads(a.threads)
 
-    data = load(a.public, 1.0)
+    public = load(a.public, 1.0)
+    rng.shuffle(public)
+    # NLI is half of the public examples; capped per source so the decision-shaped sets weigh more.
+    caps = {"nli-en": a.nli_cap, "nli-pt": a.nli_cap // 2}
+    kept = {}
+    data = []
+    for e in public:
+        source = e["id"].rsplit("-", 1)[0]
+        kept[source] = kept.get(source, 0) + 1
+        if kept[source] <= caps.get(source, len(public)):
+            data.append(e)
     if os.path.exists(a.authored):
-        data += load(a.authored, a.authored_weight)
+        # The project's own examples are closest to real requests: each is seen `authored_repeat` times per pass.
+        data += load(a.authored, 1.0) * a.authored_repeat
     rng.shuffle(data)
     held = data[:600]
     train = data[600:]

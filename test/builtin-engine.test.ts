@@ -24,7 +24,8 @@ const CHARGED = "I was charged twice on my card.";
 
 let engine: BuiltinEngine;
 before(async () => {
-  engine = createBuiltinEngine({ workers: 2 });
+  // The bi-encoder routes (the cross-encoder has its own tests: cross-encoder.test.ts).
+  engine = createBuiltinEngine({ workers: 2, cross: false });
   await engine.load();
 });
 after(async () => {
@@ -125,7 +126,7 @@ test("raw scores per option do not depend on option order or batch company", asy
   const q2 = choice("a", "Where should this ticket go?", [...options].reverse());
   const [r1] = await engine.run(engine.plan(state, [q1]));
   // A fresh engine has an empty cache: its numbers come from other batches, in another order.
-  const other = createBuiltinEngine({ workers: 1 });
+  const other = createBuiltinEngine({ workers: 1, cross: false });
   await other.load();
   try {
     const filler = choice("f", "Unrelated", [["x", "some other text to share the batch"], ["y", "and one more"]]);
@@ -236,7 +237,7 @@ test("mixed languages: scores per option do not depend on option order or batch 
   const q2 = choice("t", "¿De qué trata este ticket?", [...options].reverse());
   const state = "My parcel was supposed to arrive on Monday and the tracking page has not changed for a week.";
   const [r1] = await engine.run(engine.plan(state, [q1]));
-  const other = createBuiltinEngine({ workers: 1 });
+  const other = createBuiltinEngine({ workers: 1, cross: false });
   await other.load();
   try {
     const filler = choice("f", "¿Otra cosa?", [["x", "un texto cualquiera"], ["y", "y otro más"]]);

@@ -229,15 +229,17 @@ export class BuiltinEngine implements Engine {
         neutral: this.neutralIds(sconfig),
       };
     }
-    const cross = opts.encoder === undefined && opts.cross !== false && kind === "teacher" ? this.config.cross : undefined;
+    const setting = crossSetting();
+    const cross = opts.encoder === undefined && opts.cross !== false && setting !== "off" && kind === "teacher" ? this.config.cross : undefined;
     this.cross = null;
     if (cross) {
       const cdir = join(dir, cross.dir);
+      const file = setting === "int8" ? cross.file.replace(/\.onnx$/, "-int8.onnx") : cross.file;
       this.cross = {
         kind: "cross",
         config: this.config,
         calibration: readJson<Calibration>(join(cdir, "calibration.json")),
-        pool: new EmbedPool({ workers, workerUrl: opts.workerUrl, encoder: { kind: "cross", file: join(cdir, cross.file) } }),
+        pool: new EmbedPool({ workers, workerUrl: opts.workerUrl, encoder: { kind: "cross", file: join(cdir, file) } }),
         neutral: [],
       };
     }
@@ -586,6 +588,16 @@ export class BuiltinEngine implements Engine {
     });
     return out;
   }
+}
+
+/**
+ * SVC_BUILTIN_CROSS: "on" (default) answers with the cross-encoder where model.json has one, "int8"
+ * with its int8 file (faster, answers differ slightly), "off" with the bi-encoders alone (faster, weaker).
+ */
+function crossSetting(): "on" | "off" | "int8" {
+  const v = process.env.SVC_BUILTIN_CROSS ?? "on";
+  if (v === "on" || v === "off" || v === "int8") return v;
+  throw new Error(`SVC_BUILTIN_CROSS must be on, off or int8, not ${JSON.stringify(v)}`);
 }
 
 /**
