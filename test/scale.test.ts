@@ -56,6 +56,14 @@ async function rowIds(): Promise<Set<string>> {
   return new Set(r.rows.map((x) => x.request_id));
 }
 
+/** Every 200 seen has its row and there is no other row; on a mismatch, the instances' log lines of the odd ids. */
+async function assertRowsAre200s(): Promise<void> {
+  const rows = await rowIds();
+  const odd = [...rows].filter((id) => !ok.has(id)).concat([...ok].filter((id) => !rows.has(id)));
+  const lines = svcs.flatMap((s) => s.output().split("\n")).filter((l) => odd.some((id) => l.includes(id)));
+  assert.deepEqual(odd, [], `rows without a 200 or 200s without a row:\n${lines.join("\n")}`);
+}
+
 async function health(i: number): Promise<unknown> {
   return (await fetch(`${svcs[i].url}/healthz`)).json();
 }
@@ -68,6 +76,33 @@ async function until(check: () => Promise<boolean>, ms: number, step = 50): Prom
     if (Date.now() > end) return false;
     await sleep(step);
   }
+}
+
+/**
+ * Six clients sending requests one after another, spread over the instances, until stop() (which a
+ * test calls in `finally`, so that a failed assertion cannot leave them running). Counts statuses.
+ */
+function load(key: string): { statuses: Map<number, number>; odd503s: Reply[]; stop(): Promise<void> } {
+  let running = true;
+  const statuses = new Map<number, number>();
+  /** 503s not in the documented shape (service_unavailable_error with Retry-After: 2). */
+  const odd503s: Reply[] = [];
+  const clients = Array.from({ length: 6 }, async (_, c) => {
+    while (running) {
+      const r = await call(c % svcs.length, key);
+      statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+      if (r.status === 503 && (r.body?.error?.type !== "service_unavailable_error" || r.headers.get("retry-after") !== "2")) odd503s.push(r);
+      if (r.status !== 200) await sleep(20);
+    }
+  });
+  return {
+    statuses,
+    odd503s,
+    async stop() {
+      running = false;
+      await Promise.all(clients);
+    },
+  };
 }
 
 function count(rs: Reply[], status: number): number {
@@ -90,6 +125,7 @@ before(async () => {
     SVC_PG_TIMEOUT_MS: "1500",
     SVC_REDIS_TIMEOUT_MS: "500",
     SVC_WORKERS: "1",
+    SVC_LOG: "text",
   };
   // All three start at once on the empty database: one migrates and creates the bootstrap key, the others wait and find it.
   const key = `svc_0123abcd_${"k".repeat(43)}`;
@@ -173,7 +209,7 @@ describe("three instances on PostgreSQL and Redis", () => {
   });
 
   test("every 200 has its usage row in PostgreSQL, and no other request has one", async () => {
-    assert.deepEqual(await rowIds(), ok);
+    await assertRowsAre200s();
   });
 
   test("svc keys revoke takes effect on all three instances within one second", async (t) => {
@@ -184,7 +220,8 @@ describe("three instances on PostgreSQL and Redis", () => {
     const revokedAt = Date.now();
     const seen = await Promise.all(
       [0, 1, 2].map(async (i) => {
-        await until(async () => (await post({ url: svcs[i].url, key }, "/v1/systemone", body)).status === 401, 2000, 20);
+        // Through call(): a 200 answered before the notification arrived is billed, and counted as such.
+        await until(async () => (await call(i, key)).status === 401, 2000, 20);
         return Date.now() - revokedAt;
       }),
     );
@@ -232,56 +269,50 @@ describe("three instances on PostgreSQL and Redis", () => {
       assert.ok(await until(async () => (await call(i, svcs[0].key)).status === 200, 5000), `instance ${i} did not recover`);
       assert.deepEqual(await health(i), { status: "ok", model: "ready", dependencies: { postgres: "up", redis: "up" } });
     }
-    assert.deepEqual(await rowIds(), ok);
+    await assertRowsAre200s();
   });
 
   test("PostgreSQL unreachable under load: 503 meanwhile, then 200s; every 200 billed once and nothing else billed", async (t) => {
     const key = await cliKey(["--name", "pg-outage"]);
-    let running = true;
-    const statuses = new Map<number, number>();
-    const clients = Array.from({ length: 6 }, async (_, c) => {
-      while (running) {
-        const r = await call(c % 3, key);
-        statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
-        if (r.status === 503) {
-          assert.equal(r.body.error.type, "service_unavailable_error");
-          assert.equal(r.headers.get("retry-after"), "2");
-          await sleep(50);
-        }
-      }
-    });
-    await sleep(1000);
-    pgProxy.cut();
-    assert.ok(await until(async () => JSON.stringify(await health(0)).includes('"postgres":"down"'), 3000), "healthz did not report postgres down");
-    await sleep(2000);
-    pgProxy.restore();
-    assert.ok(await until(async () => (await health(0) as { status: string }).status === "ok", 5000));
-    const before200 = statuses.get(200) ?? 0;
-    await sleep(1500);
-    running = false;
-    await Promise.all(clients);
+    const traffic = load(key);
+    const { statuses } = traffic;
+    let before200 = 0;
+    try {
+      await sleep(1000);
+      pgProxy.cut();
+      assert.ok(await until(async () => JSON.stringify(await health(0)).includes('"postgres":"down"'), 3000), "healthz did not report postgres down");
+      await sleep(2000);
+      pgProxy.restore();
+      assert.ok(await until(async () => ((await health(0)) as { status: string }).status === "ok", 5000), "healthz did not report ok again");
+      before200 = statuses.get(200) ?? 0;
+      await sleep(1500);
+    } finally {
+      pgProxy.restore();
+      await traffic.stop();
+    }
     t.diagnostic(`statuses: ${JSON.stringify(Object.fromEntries(statuses))}`);
     assert.ok((statuses.get(503) ?? 0) > 0, `statuses: ${JSON.stringify([...statuses])}`);
     assert.ok((statuses.get(200) ?? 0) > before200, "200s again after PostgreSQL came back");
     assert.deepEqual([...statuses.keys()].sort(), [200, 503]);
+    assert.deepEqual(traffic.odd503s, []);
     // Rows of requests answered 503 while their commit was in doubt are deleted once PostgreSQL is back.
-    assert.ok(await until(async () => (await rowIds()).size === ok.size, 5000));
-    assert.deepEqual(await rowIds(), ok);
+    assert.ok(await until(async () => (await rowIds()).size === ok.size, 5000), `${(await rowIds()).size} rows, ${ok.size} 200s`);
+    await assertRowsAre200s();
   });
 
   test("SIGKILL of one instance under load loses no billed row", async (t) => {
     const key = await cliKey(["--name", "kill"]);
-    let running = true;
-    const clients = Array.from({ length: 6 }, async (_, c) => {
-      while (running) await call(c % 3, key);
-    });
-    await sleep(1500);
-    const killed = svcs[2].proc;
-    killed.kill("SIGKILL");
-    await new Promise((r) => killed.once("exit", r));
-    await sleep(1000);
-    running = false;
-    await Promise.all(clients);
+    const traffic = load(key);
+    try {
+      await sleep(1500);
+      const killed = svcs[2].proc;
+      const exited = new Promise((r) => killed.once("exit", r));
+      killed.kill("SIGKILL");
+      await exited;
+      await sleep(1000);
+    } finally {
+      await traffic.stop();
+    }
     const rows = await rowIds();
     t.diagnostic(`${ok.size} 200s, ${rows.size} rows, ${unanswered.size} requests without an answer`);
     for (const id of ok) assert.ok(rows.has(id), `200 ${id} has no usage row`);

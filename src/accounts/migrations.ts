@@ -14,11 +14,8 @@ export interface Migration {
   postgres: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    name: "keys and usage",
-    sqlite: `
+/** The keys and usage tables of version 1 in either dialect; `int` is the type of limits, tokens and times. */
+const keysAndUsage = (int: string): string => `
       CREATE TABLE IF NOT EXISTS keys (
         id TEXT PRIMARY KEY,
         name TEXT NOT NULL,
@@ -26,47 +23,34 @@ export const MIGRATIONS: readonly Migration[] = [
         hash TEXT NOT NULL,
         created_at TEXT NOT NULL,
         revoked_at TEXT,
-        per_minute INTEGER,
-        per_day INTEGER,
-        monthly_tokens INTEGER
+        per_minute ${int},
+        per_day ${int},
+        monthly_tokens ${int}
       );
       CREATE TABLE IF NOT EXISTS usage (
         request_id TEXT PRIMARY KEY,
         key_id TEXT NOT NULL,
         endpoint TEXT NOT NULL,
         model TEXT NOT NULL,
-        input_tokens INTEGER NOT NULL,
-        at INTEGER NOT NULL
+        input_tokens ${int} NOT NULL,
+        at ${int} NOT NULL
       );
-      CREATE INDEX IF NOT EXISTS usage_key_at ON usage (key_id, at);
+      CREATE INDEX IF NOT EXISTS usage_key_at ON usage (key_id, at);`;
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "keys and usage",
+    // Every change to keys, by the CLI or by hand, is counted (SQLite) or notified (PostgreSQL), so
+    // that servers drop their key cache.
+    sqlite: `${keysAndUsage("INTEGER")}
       CREATE TABLE IF NOT EXISTS key_changes (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL);
       INSERT OR IGNORE INTO key_changes (id, n) VALUES (1, 0);
       CREATE TRIGGER IF NOT EXISTS key_inserted AFTER INSERT ON keys BEGIN UPDATE key_changes SET n = n + 1; END;
       CREATE TRIGGER IF NOT EXISTS key_updated AFTER UPDATE ON keys BEGIN UPDATE key_changes SET n = n + 1; END;
       CREATE TRIGGER IF NOT EXISTS key_deleted AFTER DELETE ON keys BEGIN UPDATE key_changes SET n = n + 1; END;`,
-    // Limits and tokens are BIGINT (a monthly quota may pass 2^31); the store reads int8 as a number.
-    // Every change to keys, by the CLI or by hand, notifies the instances (they drop their key cache).
-    postgres: `
-      CREATE TABLE IF NOT EXISTS keys (
-        id TEXT PRIMARY KEY,
-        name TEXT NOT NULL,
-        prefix TEXT NOT NULL UNIQUE,
-        hash TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        revoked_at TEXT,
-        per_minute BIGINT,
-        per_day BIGINT,
-        monthly_tokens BIGINT
-      );
-      CREATE TABLE IF NOT EXISTS usage (
-        request_id TEXT PRIMARY KEY,
-        key_id TEXT NOT NULL,
-        endpoint TEXT NOT NULL,
-        model TEXT NOT NULL,
-        input_tokens BIGINT NOT NULL,
-        at BIGINT NOT NULL
-      );
-      CREATE INDEX IF NOT EXISTS usage_key_at ON usage (key_id, at);
+    // BIGINT: a monthly quota may pass 2^31 (the store reads int8 as a number).
+    postgres: `${keysAndUsage("BIGINT")}
       CREATE OR REPLACE FUNCTION svc_keys_changed() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN PERFORM pg_notify('svc_keys', ''); RETURN NULL; END $$;
       DROP TRIGGER IF EXISTS keys_changed ON keys;

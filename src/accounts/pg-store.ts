@@ -1,6 +1,7 @@
 import pg from "pg";
 import { Dependency } from "./dependency.js";
 import { MIGRATIONS_TABLE, pending } from "./migrations.js";
+import { toKey, type KeyRow } from "./key-row.js";
 import { isUnavailable } from "./pg-errors.js";
 import { PgLedger } from "./pg-ledger.js";
 import type { AccountStore, KeyRecord, UsageRow } from "./store.js";
@@ -23,32 +24,6 @@ const TYPES = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
     oid === pg.types.builtins.INT8 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
-
-interface KeyRow {
-  id: string;
-  name: string;
-  prefix: string;
-  hash: string;
-  created_at: string;
-  revoked_at: string | null;
-  per_minute: number | null;
-  per_day: number | null;
-  monthly_tokens: number | null;
-}
-
-function toKey(r: KeyRow): KeyRecord {
-  return {
-    id: r.id,
-    name: r.name,
-    prefix: r.prefix,
-    hash: r.hash,
-    createdAt: r.created_at,
-    revokedAt: r.revoked_at,
-    perMinute: r.per_minute,
-    perDay: r.per_day,
-    monthlyTokens: r.monthly_tokens,
-  };
-}
 
 async function migrate(pool: pg.Pool): Promise<void> {
   const client = await pool.connect();

@@ -3,34 +3,9 @@ import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { UsageLedger } from "./ledger.js";
 import { applyPragmas, type Sync } from "./ledger-protocol.js";
+import { toKey, type KeyRow } from "./key-row.js";
 import { MIGRATIONS_TABLE, pending } from "./migrations.js";
 import type { AccountStore, KeyRecord, UsageRecord, UsageRow } from "./store.js";
-
-interface KeyRow {
-  id: string;
-  name: string;
-  prefix: string;
-  hash: string;
-  created_at: string;
-  revoked_at: string | null;
-  per_minute: number | null;
-  per_day: number | null;
-  monthly_tokens: number | null;
-}
-
-function toKey(r: KeyRow): KeyRecord {
-  return {
-    id: r.id,
-    name: r.name,
-    prefix: r.prefix,
-    hash: r.hash,
-    createdAt: r.created_at,
-    revokedAt: r.revoked_at,
-    perMinute: r.per_minute,
-    perDay: r.per_day,
-    monthlyTokens: r.monthly_tokens,
-  };
-}
 
 /** Applies the migrations this file lacks, in one write transaction (a second process opening the file waits for it). */
 function migrate(db: Database.Database): void {

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 /**
  * A TCP relay in front of a shared server (PostgreSQL, Redis), so that a test can make it unreachable
  * for the instances it starts, and reachable again, without stopping a server other people use.
- * cut(): every open connection through it is reset and new ones are closed at once; restore() ends that.
+ * cut(): every open connection through it is closed and new ones are closed at once; restore() ends that.
  */
 export class TcpProxy {
   private down = false;
@@ -39,7 +39,9 @@ export class TcpProxy {
 
   cut(): void {
     this.down = true;
-    for (const s of this.sockets) s.resetAndDestroy();
+    // destroy(), not resetAndDestroy(): a reset racing a socket's own end() left its handle open and
+    // made the test process spin at exit (Node 20).
+    for (const s of this.sockets) s.destroy();
     this.sockets.clear();
   }
 
