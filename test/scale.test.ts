@@ -8,6 +8,10 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { createServer, type AddressInfo } from "node:net";
+import { Redis } from "ioredis";
 import { awayFromMinuteEdge, cli, post, startService, tempDir, type Reply, type Service } from "./helpers/service.js";
 import { createScratch, REDIS_URL, type Scratch } from "./helpers/shared-state.js";
 import { TcpProxy } from "./helpers/tcp-proxy.js";
@@ -23,6 +27,35 @@ let env: Record<string, string>;
 const ok = new Set<string>();
 const unanswered = new Set<string>();
 let sent = 0;
+
+const redisTarget = new URL(REDIS_URL);
+
+/** A port nothing listens on now. */
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+/** A redis-server of this test's own (nothing on disk), resolved once it answers. */
+async function startRedis(port: number): Promise<ChildProcess> {
+  const proc = spawn("redis-server", ["--bind", "127.0.0.1", "--port", String(port), "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+  const up = await until(async () => {
+    const probe = new Redis({ port, host: "127.0.0.1", lazyConnect: true, retryStrategy: () => null, enableOfflineQueue: false });
+    try {
+      await probe.connect();
+      return (await probe.ping()) === "PONG";
+    } catch {
+      return false;
+    } finally {
+      probe.disconnect();
+    }
+  }, 5000);
+  assert.ok(up, `redis-server on port ${port} did not start`);
+  return proc;
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -112,8 +145,7 @@ function count(rs: Reply[], status: number): number {
 before(async () => {
   scratch = await createScratch("scale");
   pgProxy = await TcpProxy.start("127.0.0.1", Number(new URL(scratch.databaseUrl()).port));
-  const redisUrl = new URL(REDIS_URL);
-  redisProxy = await TcpProxy.start(redisUrl.hostname, Number(redisUrl.port || 6379));
+  redisProxy = await TcpProxy.start(redisTarget.hostname, Number(redisTarget.port || 6379));
   env = {
     SVC_DATA_DIR: tempDir(),
     SVC_DATABASE_URL: scratch.databaseUrl("127.0.0.1", pgProxy.port),
@@ -269,6 +301,41 @@ describe("three instances on PostgreSQL and Redis", () => {
       assert.ok(await until(async () => (await call(i, svcs[0].key)).status === 200, 5000), `instance ${i} did not recover`);
       assert.deepEqual(await health(i), { status: "ok", model: "ready", dependencies: { postgres: "up", redis: "up" } });
     }
+    await assertRowsAre200s();
+  });
+
+  test("Redis restarted (a redis-server of this test's own, killed and started again): 503 while it is down, then 200s with the day and month rebuilt", async () => {
+    const port = await freePort();
+    const redis = await startRedis(port);
+    let restarted: ChildProcess | null = null;
+    try {
+      const tokens = (await call(0, svcs[0].key)).body.usage.input_tokens as number;
+      const key = await cliKey(["--name", "restart", "--monthly-tokens", String(7 * tokens)]);
+      assert.equal(count(await burst(3, key), 200), 3);
+      // Move the instances to the empty server: their connections drop and come back to it.
+      redisProxy.cut();
+      redisProxy.target = { host: "127.0.0.1", port };
+      redisProxy.restore();
+      assert.ok(await until(async () => (await call(0, svcs[0].key)).status === 200 && (await call(1, svcs[0].key)).status === 200 && (await call(2, svcs[0].key)).status === 200, 5000));
+      assert.equal(count(await burst(2, key), 200), 2); // 5 of the month's 7 requests' tokens now
+      redis.kill("SIGKILL");
+      await once(redis, "exit");
+      assert.ok(await until(async () => (await call(2, svcs[0].key)).status === 503, 3000));
+      restarted = await startRedis(port);
+      for (let i = 0; i < 3; i++) assert.ok(await until(async () => (await call(i, svcs[0].key)).status === 200, 5000), `instance ${i} did not recover`);
+      // Nothing survived the restart: the month is rebuilt from the ledger (5 requests' tokens), so 2 more fit.
+      const rs = await burst(6, key);
+      assert.equal(count(rs, 200), 2);
+      assert.deepEqual(rs.filter((r) => r.status !== 200).map((r) => [r.status, r.body.error.window]), Array(4).fill([429, "monthly_quota"]));
+    } finally {
+      // Back to the shared server for the tests after this one.
+      redisProxy.cut();
+      redisProxy.target = { host: redisTarget.hostname, port: Number(redisTarget.port || 6379) };
+      redisProxy.restore();
+      redis.kill("SIGKILL");
+      restarted?.kill("SIGKILL");
+    }
+    for (let i = 0; i < 3; i++) assert.ok(await until(async () => (await call(i, svcs[0].key)).status === 200, 5000), `instance ${i} did not come back`);
     await assertRowsAre200s();
   });
 

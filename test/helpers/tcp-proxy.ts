@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
  * A TCP relay in front of a shared server (PostgreSQL, Redis), so that a test can make it unreachable
  * for the instances it starts, and reachable again, without stopping a server other people use.
  * cut(): every open connection through it is closed and new ones are closed at once; restore() ends that.
+ * target: where new connections go (a test may move it to a server of its own).
  */
 export class TcpProxy {
   private down = false;
@@ -13,13 +14,14 @@ export class TcpProxy {
   private constructor(
     private readonly server: Server,
     readonly port: number,
+    public target: { host: string; port: number },
   ) {}
 
   static async start(targetHost: string, targetPort: number): Promise<TcpProxy> {
     let proxy: TcpProxy | null = null;
     const server = createServer((client) => {
       if (!proxy || proxy.down) return void client.destroy();
-      const upstream = connect(targetPort, targetHost);
+      const upstream = connect(proxy.target.port, proxy.target.host);
       const pair = [client, upstream];
       for (const s of pair) {
         proxy.sockets.add(s);
@@ -33,7 +35,7 @@ export class TcpProxy {
       upstream.pipe(client);
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    proxy = new TcpProxy(server, (server.address() as AddressInfo).port);
+    proxy = new TcpProxy(server, (server.address() as AddressInfo).port, { host: targetHost, port: targetPort });
     return proxy;
   }
 
