@@ -9,6 +9,7 @@ import { ROUTES } from "../src/api/routes.js";
 import { createEngine } from "../src/engine/registry.js";
 import { startServer, type RunningServer } from "../src/http/server.js";
 import { post, startService, tempDir, type Service } from "./helpers/service.js";
+import { maximalRequest } from "./helpers/pressure.js";
 import { join } from "node:path";
 
 const body = { model: "svc-latest", state: "Where is my parcel?", questions: { q: { type: "noul", instructions: "Is this about shipping?" } } };
@@ -86,11 +87,20 @@ describe("the event loop stays free while the model works", () => {
   });
 
   test("SIGTERM lets in-flight requests finish, then the process exits 0", async () => {
-    const inflight = post(svc, "/v1/systemone", body);
-    await new Promise((r) => setTimeout(r, 20));
+    // 256 pairs the model has not seen: about a second of work, so it is surely still running at SIGTERM.
+    let answeredAt = 0;
+    const inflight = post(svc, "/v1/systemone", maximalRequest(Date.now() % 100_000, { questions: 4, options: 64 })).then((r) => {
+      answeredAt = performance.now();
+      return r;
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(answeredAt, 0, "the request was answered before SIGTERM: nothing was in flight");
+    const signalledAt = performance.now();
     const code = await svc.stop("SIGTERM");
     const r = await inflight;
     assert.equal(r.status, 200);
+    assert.equal(Object.keys(r.body.answers).length, 4);
+    assert.ok(answeredAt > signalledAt);
     assert.equal(code, 0);
     assert.match(svc.output(), /SIGTERM: finishing in-flight requests\nstopped\n/);
   });

@@ -19,8 +19,12 @@ async function stillUp(): Promise<void> {
 
 // Short form of bench/fuzz.ts (npm run bench:fuzz runs many more cases).
 describe("hostile input", () => {
-  test("1500 random and mutated requests: never 5xx, always the documented error shape and request ids", async (t) => {
-    const stats = await fuzzHttp(svc, 1500);
+  // A new seed every run, printed in the test's name; SVC_FUZZ_SEED=<seed> replays a run.
+  const seed = process.env.SVC_FUZZ_SEED ? Number(process.env.SVC_FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
+  test(`1500 random and mutated requests: never 5xx, always the documented error shape and request ids (seed ${seed})`, async (t) => {
+    const stats = await fuzzHttp(svc, 1500, seed).catch((err: Error) => {
+      throw new Error(`fuzz seed ${seed} (replay: SVC_FUZZ_SEED=${seed} node --test dist/test/fuzz.test.js)\n${err.message}`);
+    });
     t.diagnostic(JSON.stringify(stats));
     await stillUp();
     assert.doesNotMatch(svc.output(), /\] (RangeError|TypeError|Error)/, "the server logged an internal error");

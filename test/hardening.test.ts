@@ -126,7 +126,24 @@ describe("connection-level hardening (body timeout 1 s, so headers 2 s)", () => 
     const out = svc.output();
     assert.ok(!out.includes(svc.key), "the full key is in the log");
     assert.ok(!out.includes(svc.key.split("_")[2]), "the key's secret part is in the log");
-    assert.match(out, / GET \/v1\/models\?api_key=\*\*\*&note=\*\*\* 200 [\d.]+ms key=[0-9a-f]{8}\n/);
+    const prefix = svc.key.split("_")[1];
+    assert.match(out, new RegExp(` GET /v1/models\\?api_key=\\*\\*\\*&note=\\*\\*\\* 200 [\\d.]+ms key=${prefix}\n`));
+  });
+
+  test("HTTP/1.1 without Host: 400 in the documented shape with request ids, and a request-log line", async () => {
+    const before = logLines(svc, 400).length;
+    const r = await rawExchange(svc.url, async (put) => put(post(svc.key, GOOD).replace("host: x\r\n", "") + GOOD), 1000);
+    assert.deepEqual(r.answers.map((a) => a.status), [400]);
+    assert.deepEqual(JSON.parse(r.answers[0].body.toString()), {
+      error: { type: "invalid_request_error", message: "The request could not be parsed as HTTP." },
+      detail: [],
+    });
+    const id = r.answers[0].headers["x-request-id"];
+    assert.match(String(id), /^req_[0-9a-f]{24}$/);
+    assert.deepEqual([r.answers[0].headers["x-alt-request-id"], r.answers[0].headers["x-typesafe-request-id"]], [id, id]);
+    await sleep(100);
+    assert.equal(logLines(svc, 400).length, before + 1);
+    assert.match(svc.output(), new RegExp(`${id} POST /v1/systemone 400 [\\d.]+ms key=-\n`));
   });
 
   test("a new data folder is 700 and the SQLite files 600", () => {

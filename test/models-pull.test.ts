@@ -137,11 +137,19 @@ function reset(): void {
   state.log = [];
 }
 
-describe("svc models pull / list / use against a local hub", () => {
+/** A new data folder with the hub's model pulled into it: each test below starts from its own. */
+async function pulled(): Promise<string> {
+  reset();
   const dataDir = tempDir();
-  const installed = join(dataDir, "models", NAME);
+  const r = await cli(["models", "pull", HUB_ID], env(dataDir));
+  assert.equal(r.code, 0, r.stderr);
+  return dataDir;
+}
 
+describe("svc models pull / list / use against a local hub", () => {
   test("pull downloads the files pinned to the commit sha, verifies them and writes a manifest", async () => {
+    const dataDir = tempDir();
+    const installed = join(dataDir, "models", NAME);
     reset();
     const r = await cli(["models", "pull", HUB_ID, "--revision", "main"], env(dataDir));
     assert.equal(r.code, 0, r.stderr);
@@ -169,6 +177,7 @@ describe("svc models pull / list / use against a local hub", () => {
   });
 
   test("pulling the same revision again downloads nothing", async () => {
+    const dataDir = await pulled();
     reset();
     const r = await cli(["models", "pull", HUB_ID], env(dataDir));
     assert.equal(r.code, 0, r.stderr);
@@ -177,6 +186,7 @@ describe("svc models pull / list / use against a local hub", () => {
   });
 
   test("list shows the installed model with its size; the built-in model is active by default", async () => {
+    const dataDir = await pulled();
     const r = await cli(["models", "list", "--json"], env(dataDir));
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout);
@@ -196,6 +206,7 @@ describe("svc models pull / list / use against a local hub", () => {
   });
 
   test("use rejects a folder that is not a model, and changes nothing", async () => {
+    const dataDir = await pulled();
     const r = await cli(["models", "use", "no-such-model"], env(dataDir));
     assert.equal(r.code, 1);
     assert.match(r.stderr, /model folder .*no-such-model does not exist/);
@@ -203,6 +214,7 @@ describe("svc models pull / list / use against a local hub", () => {
   });
 
   test("use makes the pulled model the one svc serve answers with", async () => {
+    const dataDir = await pulled();
     const r = await cli(["models", "use", NAME], env(dataDir));
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /svc serve now uses test-org--tiny-nli \(backend onnx:test-org--tiny-nli\); it answers as svc-latest, svc-preview, svc-1\.1\.0/);
@@ -233,6 +245,9 @@ describe("svc models pull / list / use against a local hub", () => {
   });
 
   test("use builtin returns to the built-in model", async () => {
+    const dataDir = await pulled();
+    assert.equal((await cli(["models", "use", NAME], env(dataDir))).code, 0);
+    assert.ok(existsSync(join(dataDir, "models", "active.json")));
     const r = await cli(["models", "use", "builtin"], env(dataDir));
     assert.equal(r.code, 0, r.stderr);
     assert.ok(!existsSync(join(dataDir, "models", "active.json")));

@@ -3,10 +3,16 @@ import assert from "node:assert/strict";
 import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { answerNumbers } from "../src/engine/answer.js";
-import { CancelledError, EngineUnavailableError, PLAN_PAIRS_PER_STEP, planInTurns } from "../src/engine/engine.js";
+import { CancelledError, PLAN_PAIRS_PER_STEP, planInTurns } from "../src/engine/engine.js";
 import { createOnnxEngine, type OnnxEngine } from "../src/engine/onnx/onnx-engine.js";
 import type { Option, Question } from "../src/questions/question.js";
-import { ROOT, tempDir } from "./helpers/service.js";
+import { ROOT, post, tempDir } from "./helpers/service.js";
+import { Admission } from "../src/accounts/admission.js";
+import { createKey } from "../src/accounts/keys.js";
+import { Limiter } from "../src/accounts/limits.js";
+import { openSqliteStore } from "../src/accounts/sqlite-store.js";
+import { ROUTES } from "../src/api/routes.js";
+import { startServer } from "../src/http/server.js";
 
 /*
  * The fixture (scripts/make-onnx-fixture.py) scores a pair by the cosine c of the word-piece count
@@ -325,20 +331,39 @@ describe("ONNX engine load errors", () => {
   });
 });
 
-describe("a crashed inference worker", () => {
-  test("is replaced: requests meanwhile are refused as unavailable (503), then answered again", async () => {
-    const own = createOnnxEngine(FIXTURE, { threads: 1 });
-    await own.load();
+describe("a crashed inference worker, seen over HTTP", () => {
+  test("is replaced: a request meanwhile gets 503 with Retry-After 5, then the same answer as before the crash", async () => {
+    const engine = createOnnxEngine(FIXTURE, { threads: 1 });
+    await engine.load();
+    const store = openSqliteStore(join(tempDir(), "svc.sqlite"));
+    const none = { perMinute: null, perDay: null, monthlyTokens: null };
+    const s = { url: "", key: (await createKey(store, "t", none)).key };
+    const deps = { engine: { engine, state: "ready" as const }, store, limiter: new Limiter(store, none), admission: new Admission({ perKey: 0, total: 0 }) };
+    const server = await startServer(ROUTES, { ...deps, bodyTimeoutMs: 5000, log: "off" }, "127.0.0.1", 0);
+    s.url = server.url;
     try {
-      const q = [choice("q", "Which animal?", ["cat", "dog"])];
-      const before = await own.run(own.plan("The cat sat", q));
-      const worker = (own as unknown as { loaded: { worker: { terminate(): Promise<number> } } }).loaded.worker;
-      await worker.terminate();
-      assert.throws(() => own.plan("The cat sat", q), (e: Error) => e instanceof EngineUnavailableError);
-      await own.load();
-      assert.deepEqual(await own.run(own.plan("The cat sat", q)), before);
+      const body = { model: "svc-latest", state: "The cat sat", questions: { q: { type: "choice", instructions: "Which animal?", criteria: { cat: null, dog: null } } } };
+      const before = await post(s, "/v1/systemone", body);
+      assert.equal(before.status, 200);
+      // A real crash of the worker thread (what an abort inside ONNX Runtime does): it exits.
+      await (engine as unknown as { loaded: { worker: { terminate(): Promise<number> } } }).loaded.worker.terminate();
+      const during = await post(s, "/v1/systemone", body);
+      assert.equal(during.status, 503);
+      assert.equal(during.headers.get("retry-after"), "5");
+      assert.deepEqual(during.body, { error: { type: "service_unavailable_error", message: "The model is loading; retry in a few seconds." }, detail: [] });
+      let after = during;
+      for (const t0 = Date.now(); after.status === 503 && Date.now() - t0 < 10_000; ) {
+        await new Promise((done) => setTimeout(done, 50));
+        after = await post(s, "/v1/systemone", body);
+      }
+      assert.equal(after.status, 200, "answered again once the worker is replaced");
+      assert.deepEqual(after.body.answers, before.body.answers);
     } finally {
-      await own.close();
+      await server.shutdown(1000);
+      // A reload still under way would start a worker after close() and keep the process alive.
+      await engine.load().catch(() => undefined);
+      await engine.close();
+      await store.close();
     }
   });
 });

@@ -14,6 +14,7 @@ import {
   fseStressBlocks,
   frameHeader,
   huffmanRebuildBlocks,
+  longMatchBomb,
   MIB,
   oneBitLiterals,
   oneByteBlocks,
@@ -273,10 +274,12 @@ describe("zstd decoder on hand-built frames", () => {
       ["reserved bit", frameHeader({ windowLog: 10, reserved: true })],
       ["window 16 MiB", frameHeader({ windowLog: 24 })],
       ["window 2^41", frameHeader({ windowLog: 41 })],
-      ["single segment of 9 MiB", frameHeader({ contentSize: 9 * MIB })],
     ] as [string, Buffer][]) {
-      throwsKind(Buffer.concat([header, block]), ZstdMalformed, what === "single segment of 9 MiB" ? 16 * MIB : LIMIT, what);
+      throwsKind(Buffer.concat([header, block]), ZstdMalformed, LIMIT, what);
     }
+    // A single-segment frame's window is its content size: refused for its window (not only for
+    // the size mismatch that follows) when a caller's limit is over 8 MiB.
+    assert.throws(() => decompressZstd(Buffer.concat([frameHeader({ contentSize: 9 * MIB }), block]), 16 * MIB), /window of 9437184 bytes exceeds 8388608/);
     // 8 MiB exactly is accepted; 8 MiB + 1/8 (mantissa 1) is not.
     assert.deepEqual(decompressZstd(Buffer.concat([frameHeader({ windowLog: 23 }), block]), LIMIT), Buffer.from("{}"));
     const over = frameHeader({ windowLog: 23 });
@@ -437,6 +440,43 @@ describe("zstd bodies over HTTP", () => {
     const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)![1]) * 1024;
     return { rss: kb("VmRSS"), hwm: kb("VmHWM") };
   }
+
+  test("bombs that declare no size are 413 within milliseconds, and the server's own peak memory stays flat", async (t) => {
+    const pid = svc.proc.pid!;
+    const text = Buffer.from(`{"model":"svc-latest","state":"${"the cat sat on the mat, ".repeat(4_000_000)}"}`);
+    // 100 MB of RLE blocks; 100 MB of JSON text through the zstd CLI from stdin (compressed blocks of
+    // 128 KiB); 262 MB of 131 KB matches in one compressed block. No frame declares its content size
+    // (flag bits 6-7 and the single-segment bit 5 of the header byte are 0), so only the limit checks
+    // while decoding stop them.
+    const bombs = { rle: rleBomb(100_000_000), cli: zstdCli(text, ["-3"]), matches: longMatchBomb() };
+    for (const bomb of Object.values(bombs)) assert.equal(bomb[4] & 0xe0, 0);
+    const zstd = { "content-encoding": "zstd" };
+    const tooLarge = { error: { type: "request_too_large", message: "The body is larger than 65536 bytes after decompression." }, detail: [] };
+    const timed = async (body: Buffer): Promise<number> => {
+      const t0 = performance.now();
+      const r = await post(svc, "/v1/systemone", body, zstd);
+      const ms = performance.now() - t0;
+      assert.equal(r.status, 413);
+      assert.deepEqual(r.body, tooLarge);
+      return ms;
+    };
+    for (const bomb of Object.values(bombs)) await timed(bomb);
+    writeFileSync(`/proc/${pid}/clear_refs`, "5");
+    const start = memory(pid);
+    const times: Record<string, number> = {};
+    for (const [name, bomb] of Object.entries(bombs)) {
+      const ms: number[] = [];
+      for (let i = 0; i < 5; i++) ms.push(await timed(bomb));
+      times[name] = ms.sort((a, b) => a - b)[2];
+      await Promise.all(Array.from({ length: 20 }, () => timed(bomb)));
+    }
+    const growth = memory(pid).hwm - start.rss;
+    t.diagnostic(`median time to 413: ${JSON.stringify(times)} ms; server VmHWM growth ${(growth / MIB).toFixed(1)} MiB`);
+    // Refused after 64 KiB of output: well under a millisecond of decoding; a decoder that runs on
+    // to the end of the bomb spends 100+ ms on each, and one that keeps its output, 100 MB.
+    for (const [name, ms] of Object.entries(times)) assert.ok(ms < 40, `${name}: 413 after ${ms.toFixed(1)} ms`);
+    assert.ok(growth < 32 * MIB, `server VmHWM grew by ${(growth / MIB).toFixed(1)} MiB`);
+  });
 
   test("the probe's hostile bodies, 20 at a time, leave /healthz fast and memory flat", async (t) => {
     const pid = svc.proc.pid!;

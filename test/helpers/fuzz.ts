@@ -5,7 +5,7 @@
  * and an error body of exactly {"error": {"type", "message", ...}, "detail": [{loc, msg, type}]}.
  */
 import { Agent, request } from "node:http";
-import { connect } from "node:net";
+import { connect, type Socket } from "node:net";
 import { gzipSync } from "node:zlib";
 import fc from "fast-check";
 import { openApiProblems } from "./openapi.js";
@@ -443,6 +443,43 @@ export function rawExchange(
       });
     });
   });
+}
+
+/** A complete `POST path` with a JSON body and the key, closing its connection after the answer. */
+export function rawPost(path: string, key: string, body: string): string {
+  return (
+    `POST ${path} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${key}\r\ncontent-type: application/json\r\n` +
+    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
+  );
+}
+
+/**
+ * Opens one socket per request, waits until all are connected, then writes every request in one
+ * synchronous loop, so that they reach the server together (in one poll phase of its event loop,
+ * where a check that is not synchronous would let them all through). Resolves with the answers in
+ * the order of `requests` (null where a socket closed without one).
+ */
+export async function sameTurn(url: string, requests: string[]): Promise<(Answer | null)[]> {
+  const { hostname, port } = new URL(url);
+  const sockets = await Promise.all(
+    requests.map(
+      () =>
+        new Promise<Socket>((resolve, reject) => {
+          const s = connect(Number(port), hostname, () => resolve(s));
+          s.once("error", reject);
+        }),
+    ),
+  );
+  const answers = sockets.map(
+    (s) =>
+      new Promise<Answer | null>((resolve) => {
+        const chunks: Buffer[] = [];
+        s.on("data", (d) => chunks.push(d));
+        s.on("close", () => resolve(parseResponses(Buffer.concat(chunks)).answers[0] ?? null));
+      }),
+  );
+  sockets.forEach((s, i) => s.write(requests[i]));
+  return Promise.all(answers);
 }
 
 export interface RawCase {

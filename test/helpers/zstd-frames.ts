@@ -161,6 +161,18 @@ export function zeroBitSequences(count: number): Buffer {
 }
 
 /**
+ * A bomb in one compressed block: `count` sequences without literals, each a 131,074-byte match
+ * (match length code 52 with its 16 extra bits all 1) from a repeat offset, after 8 raw bytes; no
+ * content size declared. 2,000 sequences are 262 MB of output from 4 KB: a decoder must stop at its
+ * limit within the first sequence.
+ */
+export function longMatchBomb(count = 2000): Buffer {
+  const stream = backwardStream(Array.from({ length: count }, (): [number, number] => [0xffff, 16]));
+  const block = compressedBlock(Buffer.from([0x00, ...sequenceCount(count), 0x54, 0x00, 0x00, 52, ...stream]), true);
+  return Buffer.concat([frameHeader({ windowLog: 23 }), rawBlock(Buffer.from("abcdefgh")), block]);
+}
+
+/**
  * FSE table description (RFC 8878 4.1.1) of `counts` (-1 for "less than 1") at accuracy `log`, the
  * inverse of what a decoder reads: written from the RFC's decoding rules.
  */
