@@ -171,6 +171,16 @@ describe("limits", () => {
     assert.equal(report.keys[0].input_tokens, 2 * cost);
   });
 
+  test("requests refused by the monthly quota do not take places in the minute window", async () => {
+    await awayFromMinuteEdge();
+    const cost = (await post(svc, "/v1/systemone", body)).body.usage.input_tokens as number;
+    const s = { url: svc.url, key: await newKey(["--name", "quota-refund", "--monthly-tokens", String(cost), "--per-minute", "2"]) };
+    assert.equal((await post(s, "/v1/systemone", body)).status, 200);
+    // Each refusal is admitted first (a place in the minute), then gives the place back: the minute
+    // never fills, and every one is refused for the quota.
+    for (let i = 0; i < 3; i++) assertKeyLimit(await post(s, "/v1/systemone", body), "monthly_quota");
+  });
+
   test("two requests in flight at once against a quota that fits one: exactly one is admitted", async () => {
     const cost = (await post(svc, "/v1/systemone", body)).body.usage.input_tokens as number;
     // Each request fits alone (no 413), both together do not: the first one's tokens must be held
