@@ -33,12 +33,11 @@ export interface ModelConfig {
    */
   multilingual?: string;
   /**
-   * Teacher models only: the cross-encoder (models/builtin/cross), which then answers the requests it
-   * reads ("english": English ones, the others going to `multilingual`; "all": every request). Choice
-   * and score questions with more than `prefilter` options are ranked by the bi-encoder first and only
+   * Teacher models only: the cross-encoder (models/builtin/cross), which then answers the requests
+   * whose every text reads as one of `languages` (the others go to `multilingual`). Choice and score questions with more than `prefilter` options are ranked by the bi-encoder first and only
    * the top `prefilter` are cross-encoded; the rest get probability 0.
    */
-  cross?: { dir: string; file: string; reads: "english" | "all"; prefilter: number };
+  cross?: { dir: string; file: string; languages: Language[]; prefilter: number };
   templates: {
     choiceQuestion: string;
     scoreQuestion: string;
@@ -246,7 +245,7 @@ export class BuiltinEngine implements Engine {
     // One calibration for the engine: that of the route most requests take; other routes map onto it.
     this.calibration = this.cross?.calibration ?? mainCalibration;
     const info = this.cross
-      ? cross?.reads === "english" && this.student ? CROSS_ROUTED_INFO : CROSS_INFO
+      ? (cross?.languages.length ?? 0) < 5 && this.student ? CROSS_ROUTED_INFO : CROSS_INFO
       : this.student ? ROUTED_INFO : kind === "student" ? STUDENT_INFO : TEACHER_INFO;
     this.info = { ...info };
   }
@@ -280,18 +279,12 @@ export class BuiltinEngine implements Engine {
   }
 
   /**
-   * The route of a request: the cross-encoder for English (every language when it reads them all),
-   * the student when any of the request's own texts (not the templates) reads as another language.
+   * The route of a request: the cross-encoder when every text of it (not the templates) reads as one
+   * of its languages; else the student when any reads as another language than English; else the
+   * English bi-encoder. Cross-encoded plans rank long option lists with the bi-encoder of the request's language.
    */
   private route(state: string, questions: Question[]): { path: Path; ranker: Path } {
-    const english = this.readsAsEnglish(state, questions);
-    const ranker = english || !this.student ? this.main : this.student;
-    if (this.cross && (english || this.config.cross?.reads === "all")) return { path: this.cross, ranker };
-    return { path: ranker, ranker };
-  }
-
-  private readsAsEnglish(state: string, questions: Question[]): boolean {
-    if (!this.student && !this.cross) return true;
+    if (!this.student && !this.cross) return { path: this.main, ranker: this.main };
     const texts = [state];
     for (const q of questions) {
       if (q.text !== null) texts.push(q.text);
@@ -299,7 +292,11 @@ export class BuiltinEngine implements Engine {
       if (q.no !== null) texts.push(q.no);
       for (const o of q.options) texts.push(o.key, o.description ?? "");
     }
-    return texts.every((t) => readsAsEnglish(t));
+    const langs = new Set(texts.map(languageOf));
+    const ranker = langs.size === 1 && langs.has("en") ? this.main : (this.student ?? this.main);
+    const crossReads = this.config.cross?.languages ?? [];
+    if (this.cross && [...langs].every((l) => crossReads.includes(l))) return { path: this.cross, ranker };
+    return { path: ranker, ranker };
   }
 
   plan(state: string, questions: Question[]): Plan {
@@ -600,33 +597,58 @@ function crossSetting(): "on" | "off" | "int8" {
   throw new Error(`SVC_BUILTIN_CROSS must be on, off or int8, not ${JSON.stringify(v)}`);
 }
 
+/** The languages the built-in routes tell apart. */
+export type Language = "en" | "es" | "pt" | "fr" | "de";
+
 /**
  * Function words that tell English from Spanish, Portuguese, French and German (words shared with
  * English, such as "a", "me", "no", "die", "in", "do", "as", are left out), plus letters English
- * does not use. A text reads as English unless it has more hits of the others than of English.
+ * does not use. A text reads as English unless it has more hits of the others than of English;
+ * otherwise as the language with the most hits of its own words and letters.
  */
 const ENGLISH_WORDS = new Set(
   "the and is are was were to of for my you your it its this that with on not have has had be been what which how who i we they our from at by does did an or but can could would should will there their them me".split(" "),
 );
-const OTHER_WORDS = new Set(
-  ("el la los las del que en es un una por para con se mi lo le está estoy pero muy más cuando como sus qué cómo mis " +
-    "não do da dos das em um uma é são meu minha você está foi para com pelo pela isso " +
-    "les des et est une du pour pas je il ne sur avec mon ma mes vous nous ce cette qui au aux été " +
-    "der das und ist nicht ich ein eine zu mit sie den dem auf für von wir mein meine ihr haben wurde bitte")
-    .split(" ")
-    .filter((w) => !["me", "no", "die", "in", "do", "as", "a"].includes(w)),
-);
-OTHER_WORDS.delete("do");
+const SHARED_WITH_ENGLISH = new Set(["me", "no", "die", "in", "do", "as", "a"]);
+const wordSet = (words: string): Set<string> => new Set(words.split(" ").filter((w) => !SHARED_WITH_ENGLISH.has(w)));
+const WORDS: Record<Exclude<Language, "en">, Set<string>> = {
+  es: wordSet("el la los las del que en es un una por para con se mi lo le está estoy pero muy más cuando como sus qué cómo mis"),
+  pt: wordSet("não do da dos das em um uma é são meu minha você está foi para com pelo pela isso"),
+  fr: wordSet("les des et est une du pour pas je il ne sur avec mon ma mes vous nous ce cette qui au aux été"),
+  de: wordSet("der das und ist nicht ich ein eine zu mit sie den dem auf für von wir mein meine ihr haben wurde bitte"),
+};
+const OTHER_WORDS = new Set(Object.values(WORDS).flatMap((set) => [...set]));
+const LETTERS: Record<Exclude<Language, "en">, RegExp> = {
+  es: /[ñáíóú¿¡]/giu,
+  pt: /[ãõçâêôáíóú]/giu,
+  fr: /[çâêôàèùëïœé]/giu,
+  de: /[äöüß]/giu,
+};
 const OTHER_LETTERS = /[ñáéíóúãõçâêôàèùëïüößœ¿¡]/giu;
 
-export function readsAsEnglish(text: string): boolean {
+export function languageOf(text: string): Language {
   let english = 0;
   let other = (text.match(OTHER_LETTERS) ?? []).length;
-  for (const w of text.toLowerCase().match(/\p{L}+/gu) ?? []) {
+  const words = text.toLowerCase().match(/\p{L}+/gu) ?? [];
+  for (const w of words) {
     if (ENGLISH_WORDS.has(w)) english++;
     else if (OTHER_WORDS.has(w)) other++;
   }
-  return other <= english;
+  if (other <= english) return "en";
+  let best: Language = "en";
+  let bestHits = 0;
+  for (const l of ["es", "pt", "fr", "de"] as const) {
+    const hits = (text.match(LETTERS[l]) ?? []).length + words.filter((w) => WORDS[l].has(w)).length;
+    if (hits > bestHits) {
+      best = l;
+      bestHits = hits;
+    }
+  }
+  return best;
+}
+
+export function readsAsEnglish(text: string): boolean {
+  return languageOf(text) === "en";
 }
 
 /**
