@@ -21,7 +21,7 @@ export const MODULES = {
   "src/accounts/ledger.ts": ["ledger"],
   "src/http/body.ts": ["body"],
   "src/engine/answer.ts": ["answer-math"],
-  "src/api/flow.ts": ["systemone", "availability", "accounts:quota|in flight|client left|restart|places"],
+  "src/api/flow.ts": ["systemone", "availability", "operator:SVC_LOG=json", "accounts:quota|in flight|client left|restart|places|record"],
 };
 
 function testsFor(mutant) {

@@ -100,10 +100,12 @@ describe("POST /v1/systemone answers", () => {
     const two = await q(2, ticket);
     const four = await q(4, ticket);
     assert.ok(four.body.usage.input_tokens > two.body.usage.input_tokens);
+    assert.equal(four.headers.get("x-state-truncated"), "false");
     const long = "word ".repeat(5000);
     const capped = await q(3, long);
     assert.equal(capped.status, 200);
     assert.equal(capped.body.usage.input_tokens, 3 * 256);
+    assert.equal(capped.headers.get("x-state-truncated"), "true");
   });
 
   test("state and instructions may be objects or arrays; criteria arrays and score objects are accepted", async () => {
