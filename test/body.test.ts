@@ -72,6 +72,22 @@ describe("request bodies", () => {
     }
     const bom = await post(svc, "/v1/systemone", Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), goodBytes]));
     assert.deepEqual(bom.body.answers, plain.body.answers);
+    assert.equal((await post(svc, "/v1/systemone", goodBytes, { "content-type": "" })).status, 200, "an empty Content-Type is taken as JSON");
+  });
+
+  test("the limit is exact for plain bodies too, and the shortest compressed bodies sent without Content-Encoding are named", async () => {
+    const sized = (n: number) => {
+      const pad = n - Buffer.byteLength(JSON.stringify({ ...good, state: "" }));
+      return Buffer.from(JSON.stringify({ ...good, state: "y".repeat(pad) }));
+    };
+    assert.equal((await post(svc, "/v1/systemone", sized(65536))).status, 200);
+    // Under the raw cap (64 KiB + 4 KiB), so it is the decoded size that refuses it.
+    assert.equal((await post(svc, "/v1/systemone", sized(65537))).status, 413);
+    for (const [encoding, magic] of [["gzip", [0x1f, 0x8b]], ["zstd", [0x28, 0xb5, 0x2f, 0xfd]]] as const) {
+      const r = await post(svc, "/v1/systemone", Buffer.from(magic));
+      assert.equal(r.status, 400, encoding);
+      assert.equal(r.body.error.message, `The body is ${encoding}-compressed but has no Content-Encoding header: send 'Content-Encoding: ${encoding}'.`);
+    }
   });
 
   test("an unsupported encoding is 415", async () => {
