@@ -35,6 +35,8 @@ describe("softmax with temperature", () => {
     // [1000, 1001] is [0, 1] shifted: 1/(1+e), e/(1+e)
     closeAll(softmax([1000, 1001], 1), [0.268941421, 0.731058579], "large", 1e-9);
     closeAll(softmax([-1000, -999], 1), [0.268941421, 0.731058579], "very negative", 1e-9);
+    // Shifted by the largest, e^800 never has to be computed.
+    assert.deepEqual(softmax([0, 800], 1), [0, 1]);
   });
 });
 
@@ -66,6 +68,9 @@ describe("confidence = 1 - H(p) / ln(n)", () => {
     close(confidenceOf([1, 0]), 1, "one-hot 2");
     close(confidenceOf(new Array(200).fill(1 / 200)), 0, "uniform 200", 1e-12);
     close(confidenceOf([1, ...new Array(199).fill(0)]), 1, "one-hot 200");
+    // Rounding puts 1 - H/ln 5 of the uniform 5 at -2.2e-16: clamped to exactly 0. One option: certain.
+    assert.equal(confidenceOf(new Array(5).fill(0.2)), 0);
+    assert.equal(confidenceOf([1]), 1);
   });
 
   test("[0.9, 0.1]: H = 0.325082973 nats, / ln 2 = 0.468995594", () => {
