@@ -1,14 +1,16 @@
-import { after, describe, test } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { syncBuiltinESMExports } from "node:module";
 import { join } from "node:path";
 import { authenticate, createKey, hashKey, keyPrefix, makeKeyString } from "../src/accounts/keys.js";
 import { Limiter, monthBounds } from "../src/accounts/limits.js";
+import { openPgStore } from "../src/accounts/pg-store.js";
 import { openSqliteStore } from "../src/accounts/sqlite-store.js";
-import type { KeyLimits, KeyRecord } from "../src/accounts/store.js";
+import type { AccountStore, KeyLimits, KeyRecord } from "../src/accounts/store.js";
 import { ApiError } from "../src/http/errors.js";
 import { tempDir } from "./helpers/service.js";
+import { createScratch, type Scratch } from "./helpers/shared-state.js";
 
 /*
  * Keys and limits in this process, on a real SQLite file, with the clock set by the test: the exact
@@ -240,5 +242,42 @@ describe("monthly token quota", () => {
     assert.deepEqual(monthBounds(Date.UTC(2025, 11, 31, 23, 59, 59, 999)), { start: Date.UTC(2025, 11, 1), end: Date.UTC(2026, 0, 1) });
     assert.deepEqual(monthBounds(Date.UTC(2026, 0, 1)), { start: Date.UTC(2026, 0, 1), end: Date.UTC(2026, 1, 1) });
     assert.deepEqual(monthBounds(Date.UTC(2026, 1, 1) - 1), { start: Date.UTC(2026, 0, 1), end: Date.UTC(2026, 1, 1) });
+    assert.deepEqual(monthBounds(Date.UTC(2026, 1, 1)), { start: Date.UTC(2026, 1, 1), end: Date.UTC(2026, 2, 1) });
+  });
+});
+
+describe("with a store that answers with promises (PostgreSQL, as test/scale.test.ts)", () => {
+  let scratch: Scratch;
+  let pgStore: AccountStore;
+  before(async () => {
+    scratch = await createScratch("core");
+    pgStore = await openPgStore({ url: scratch.databaseUrl(), poolSize: 2, timeoutMs: 10_000, serve: false });
+  });
+  after(async () => {
+    await pgStore.close();
+    await scratch.drop();
+  });
+
+  test("authentication and the first check of a day and a month wait for the store, then count from its ledger", async () => {
+    const { key, record } = await createKey(pgStore, "pg", { perMinute: null, perDay: 2, monthlyTokens: 50 });
+    const found = authenticate(pgStore, key);
+    assert.ok(found instanceof Promise);
+    assert.equal((await found)?.id, record.id);
+    assert.equal(await authenticate(pgStore, `${key.slice(0, 13)}${"A".repeat(key.length - 13)}`), null);
+    await pgStore.recordUsage({ keyId: record.id, requestId: `req_${record.id}`, endpoint: "/v1/systemone", model: "svc-1.1.0", inputTokens: 30, at: T - 1000 });
+    const limiter = new Limiter(pgStore, UNLIMITED, () => T);
+    const admitted = limiter.admit(record);
+    assert.ok(admitted instanceof Promise);
+    await admitted;
+    assert.deepEqual(refusal(() => limiter.admit(record)).body.error, {
+      type: "rate_limit_error",
+      message: "This key's own limit is reached (per_day: 2). Retry in 48588 s.",
+      limit: "key_limit",
+      window: "per_day",
+    });
+    const reserved = limiter.reserve(record, 20);
+    assert.ok(reserved instanceof Promise);
+    await reserved;
+    assert.equal(refusal(() => limiter.reserve(record, 1)).body.error.window, "monthly_quota");
   });
 });
