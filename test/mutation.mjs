@@ -9,7 +9,8 @@
  * report.
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
 
 /**
  * Module -> the test files (dist/test/<name>.test.js, `name:pattern` for only the tests whose names
@@ -24,8 +25,14 @@ export const MODULES = {
   "src/api/flow.ts": ["systemone", "availability", "operator:SVC_LOG=json", "accounts:quota|in flight|client left|restart|places|record"],
 };
 
+/** The modules of this run: those whose paths contain one of SVC_MUTATE's comma-separated parts, else all. */
+export function selected() {
+  const parts = process.env.SVC_MUTATE?.split(",").filter(Boolean);
+  return Object.keys(MODULES).filter((m) => !parts || parts.some((p) => m.includes(p)));
+}
+
 function testsFor(mutant) {
-  if (mutant === undefined) return [...new Set(Object.values(MODULES).flat())];
+  if (mutant === undefined) return [...new Set(selected().flatMap((m) => MODULES[m]))];
   const call = `("${mutant}")`;
   for (const [file, tests] of Object.entries(MODULES)) {
     if (readFileSync(file, "utf8").includes(`stryMutAct_9fa48${call}`)) return tests;
@@ -42,11 +49,15 @@ function run() {
   }
 }
 
-/** Stryker's score: killed (and timed out) over killed, timed out, survived and not covered; invalid mutants left out. */
-function report(file = "reports/mutation/mutation.json") {
-  const json = JSON.parse(readFileSync(file, "utf8"));
+/**
+ * Stryker's score per module, from every JSON report in reports/mutation/ (one per run): killed (and
+ * timed out) over killed, timed out, survived and not covered; invalid mutants left out.
+ */
+function report(dir = "reports/mutation") {
+  const files = {};
+  for (const f of readdirSync(dir).filter((f) => f.endsWith(".json"))) Object.assign(files, JSON.parse(readFileSync(`${dir}/${f}`, "utf8")).files);
   const rows = [];
-  for (const [name, { mutants }] of Object.entries(json.files)) {
+  for (const [name, { mutants }] of Object.entries(files)) {
     const count = (...statuses) => mutants.filter((m) => statuses.includes(m.status)).length;
     const detected = count("Killed", "Timeout");
     const valid = detected + count("Survived", "NoCoverage");
@@ -56,5 +67,8 @@ function report(file = "reports/mutation/mutation.json") {
   for (const r of rows) console.log(`| ${r.join(" | ")} |`);
 }
 
-if (process.argv[2] === "run") run();
-else if (process.argv[2] === "report") report(process.argv[3]);
+// Only as a command: stryker.conf.mjs imports MODULES from here inside `stryker run`.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  if (process.argv[2] === "run") run();
+  else if (process.argv[2] === "report") report(process.argv[3]);
+}
