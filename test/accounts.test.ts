@@ -179,6 +179,9 @@ describe("limits", () => {
     // Each refusal is admitted first (a place in the minute), then gives the place back: the minute
     // never fills, and every one is refused for the quota.
     for (let i = 0; i < 3; i++) assertKeyLimit(await post(s, "/v1/systemone", body), "monthly_quota");
+    // Likewise a request too large for the whole quota (413).
+    const small = { url: svc.url, key: await newKey(["--name", "quota-413", "--monthly-tokens", String(cost - 1), "--per-minute", "2"]) };
+    for (let i = 0; i < 3; i++) assert.equal((await post(small, "/v1/systemone", body)).status, 413);
   });
 
   test("two requests in flight at once against a quota that fits one: exactly one is admitted", async () => {

@@ -72,6 +72,22 @@ describe("POST /v1/decide", () => {
     ]);
   });
 
+  test("a state cut for one question only: that answer says so, and so does the response's header", async () => {
+    // ~150 tokens of state fit beside a short question but not beside ~150 tokens of question.
+    const long = "The parcel was sent from the warehouse on Monday morning. ".repeat(12);
+    const r = await post(svc, "/v1/decide", {
+      model: "svc-latest",
+      state: long,
+      questions: {
+        short: { type: "binary", question: "Late?" },
+        wordy: { type: "binary", question: "Considering every detail the customer gives about the shipment and its route, is it late? ".repeat(7) },
+      },
+    });
+    assert.equal(r.status, 200);
+    assert.deepEqual([r.body.answers.short.state_truncated, r.body.answers.wordy.state_truncated], [false, true]);
+    assert.equal(r.headers.get("x-state-truncated"), "true");
+  });
+
   test("abstains below the threshold: per question beats per request beats the model default", async () => {
     const base = await post(svc, "/v1/decide", { ...native, min_confidence: 0 });
     const conf = base.body.answers.topic.confidence as number;

@@ -22,7 +22,15 @@ export const MODULES = {
   "src/accounts/ledger.ts": ["ledger"],
   "src/http/body.ts": ["body"],
   "src/engine/answer.ts": ["answer-math"],
-  "src/api/flow.ts": ["systemone", "availability", "operator:SVC_LOG=json", "accounts:quota|in flight|client left|restart|places|record"],
+  "src/api/flow.ts": [
+    "systemone",
+    "decide",
+    "availability",
+    "onnx-engine:crashed",
+    "operator:metrics|SVC_LOG=json",
+    "hardening:past the grace period",
+    "accounts:quota|in flight|client left|restart|places|record",
+  ],
 };
 
 /** The modules of this run: those whose paths contain one of SVC_MUTATE's comma-separated parts, else all. */
