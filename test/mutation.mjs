@@ -73,6 +73,12 @@ function report(dir = "reports/mutation") {
   }
   console.log("| module | killed | survived | invalid (type errors) | score % |\n| --- | --- | --- | --- | --- |");
   for (const r of rows) console.log(`| ${r.join(" | ")} |`);
+  console.log("\nSurvivors:");
+  for (const [name, { mutants }] of Object.entries(files)) {
+    for (const m of mutants.filter((x) => x.status === "Survived" || x.status === "NoCoverage")) {
+      console.log(`${name}:${m.location.start.line}:${m.location.start.column} ${m.mutatorName}: ${JSON.stringify(m.replacement ?? "")}`);
+    }
+  }
 }
 
 // Only as a command: stryker.conf.mjs imports MODULES from here inside `stryker run`.
