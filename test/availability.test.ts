@@ -87,19 +87,19 @@ describe("the event loop stays free while the model works", () => {
   });
 
   test("SIGTERM lets in-flight requests finish, then the process exits 0", async () => {
-    // 256 pairs the model has not seen: about a second of work, so it is surely still running at SIGTERM.
+    // 512 pairs the model has not seen: seconds of work on 2 cores, so it is surely still running at SIGTERM.
     let answeredAt = 0;
-    const inflight = post(svc, "/v1/systemone", maximalRequest(Date.now() % 100_000, { questions: 4, options: 64 })).then((r) => {
+    const inflight = post(svc, "/v1/systemone", maximalRequest(Date.now() % 100_000, { questions: 8, options: 64 })).then((r) => {
       answeredAt = performance.now();
       return r;
     });
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 100));
     assert.equal(answeredAt, 0, "the request was answered before SIGTERM: nothing was in flight");
     const signalledAt = performance.now();
     const code = await svc.stop("SIGTERM");
     const r = await inflight;
     assert.equal(r.status, 200);
-    assert.equal(Object.keys(r.body.answers).length, 4);
+    assert.equal(Object.keys(r.body.answers).length, 8);
     assert.ok(answeredAt > signalledAt);
     assert.equal(code, 0);
     assert.match(svc.output(), /SIGTERM: finishing in-flight requests\nstopped\n/);
