@@ -198,8 +198,8 @@ describe("limits", () => {
   });
 
   test("a request that fails in the model (its client left) gives its reserved tokens back: they are not counted against the quota", async () => {
-    // 512 pairs the model has never seen: seconds of work, long enough to leave in the middle of it.
-    const big = maximalRequest(Date.now() % 100_000, { questions: 8, options: 64 });
+    // 1,024 pairs the model has never seen: seconds of work, long enough to leave in the middle of it.
+    const big = maximalRequest(Date.now() % 100_000, { questions: 16, options: 64 });
     const measure = { url: svc.url, key: await newKey(["--name", "measure", "--monthly-tokens", "1", "--per-minute", "0"]) };
     // A quota smaller than the request: 413, which names the tokens it needs (planned, never run).
     const needs = await post(measure, "/v1/systemone", big);
