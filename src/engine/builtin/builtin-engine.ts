@@ -197,6 +197,8 @@ export class BuiltinEngine implements Engine {
   private readonly main: Path;
   private readonly student: Path | null;
   private readonly cross: Path | null;
+  /** The languages the cross-encoder reads (see crossSetting). */
+  private readonly crossLanguages: Language[];
   private loading: Promise<void> | null = null;
 
   constructor(opts: BuiltinEngineOptions = {}) {
@@ -229,9 +231,10 @@ export class BuiltinEngine implements Engine {
       };
     }
     const setting = crossSetting();
-    const cross = opts.encoder === undefined && opts.cross !== false && setting !== "off" && kind === "teacher" ? this.config.cross : undefined;
+    const cross = opts.encoder === undefined && opts.cross !== false && kind === "teacher" ? this.config.cross : undefined;
+    this.crossLanguages = cross === undefined || setting === "off" ? [] : setting === "model.json" ? cross.languages : [...LANGUAGES];
     this.cross = null;
-    if (cross) {
+    if (cross && this.crossLanguages.length > 0) {
       const cdir = join(dir, cross.dir);
       const file = setting === "int8" ? cross.file.replace(/\.onnx$/, "-int8.onnx") : cross.file;
       this.cross = {
@@ -245,7 +248,7 @@ export class BuiltinEngine implements Engine {
     // One calibration for the engine: that of the route most requests take; other routes map onto it.
     this.calibration = this.cross?.calibration ?? mainCalibration;
     const info = this.cross
-      ? (cross?.languages.length ?? 0) < 5 && this.student ? CROSS_ROUTED_INFO : CROSS_INFO
+      ? this.crossLanguages.length < LANGUAGES.length && this.student ? CROSS_ROUTED_INFO : CROSS_INFO
       : this.student ? ROUTED_INFO : kind === "student" ? STUDENT_INFO : TEACHER_INFO;
     this.info = { ...info };
   }
@@ -294,8 +297,7 @@ export class BuiltinEngine implements Engine {
     }
     const langs = new Set(texts.map(languageOf));
     const ranker = langs.size === 1 && langs.has("en") ? this.main : (this.student ?? this.main);
-    const crossReads = this.config.cross?.languages ?? [];
-    if (this.cross && [...langs].every((l) => crossReads.includes(l))) return { path: this.cross, ranker };
+    if (this.cross && [...langs].every((l) => this.crossLanguages.includes(l))) return { path: this.cross, ranker };
     return { path: ranker, ranker };
   }
 
@@ -588,17 +590,20 @@ export class BuiltinEngine implements Engine {
 }
 
 /**
- * SVC_BUILTIN_CROSS: "on" (default) answers with the cross-encoder where model.json has one, "int8"
- * with its int8 file (faster, answers differ slightly), "off" with the bi-encoders alone (faster, weaker).
+ * SVC_BUILTIN_CROSS: unset, the cross-encoder reads the languages model.json's `cross.languages`
+ * lists (those where it measured better than the bi-encoders); "on" makes it read every language,
+ * "int8" too with its int8 file (faster; answers differ slightly); "off" leaves it out.
  */
-function crossSetting(): "on" | "off" | "int8" {
-  const v = process.env.SVC_BUILTIN_CROSS ?? "on";
+function crossSetting(): "model.json" | "on" | "off" | "int8" {
+  const v = process.env.SVC_BUILTIN_CROSS;
+  if (v === undefined || v === "") return "model.json";
   if (v === "on" || v === "off" || v === "int8") return v;
   throw new Error(`SVC_BUILTIN_CROSS must be on, off or int8, not ${JSON.stringify(v)}`);
 }
 
 /** The languages the built-in routes tell apart. */
 export type Language = "en" | "es" | "pt" | "fr" | "de";
+const LANGUAGES: readonly Language[] = ["en", "es", "pt", "fr", "de"];
 
 /**
  * Function words that tell English from Spanish, Portuguese, French and German (words shared with

@@ -1,0 +1,199 @@
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { answerNumbers } from "../src/engine/answer.js";
+import { BuiltinEngine, createBuiltinEngine } from "../src/engine/builtin/builtin-engine.js";
+import { SEP_ID, crossRows } from "../src/engine/builtin/cross.js";
+import { onnxBatches } from "../src/engine/builtin/onnx-encoder.js";
+import { builtinTokenizer } from "../src/engine/builtin/tokenizer.js";
+import type { Question } from "../src/questions/question.js";
+import { ROOT, startService, type Service } from "./helpers/service.js";
+
+const CROSS_DIR = join(ROOT, "models", "builtin", "cross");
+
+const choice = (key: string, text: string | null, options: [string, string | null][]): Question => ({
+  key,
+  kind: "choice",
+  text,
+  options: options.map(([k, d]) => ({ key: k, description: d })),
+  yes: null,
+  no: null,
+});
+const noul = (text: string, yes: string | null = null, no: string | null = null): Question => ({ key: "n", kind: "noul", text, options: [], yes, no });
+
+// The cross-encoder reads the languages of model.json's cross.languages by default; "on" makes it
+// read every language, so these tests exercise it whatever that list is.
+process.env.SVC_BUILTIN_CROSS = "on";
+
+let engine: BuiltinEngine;
+before(async () => {
+  engine = createBuiltinEngine({ workers: 2 });
+  await engine.load();
+});
+after(async () => {
+  await engine.close();
+});
+
+test("the ONNX graph gives the torch module's logits (max abs difference <= 1e-4)", async () => {
+  const ref = JSON.parse(readFileSync(join(CROSS_DIR, "reference.json"), "utf8")) as { rows: { ids: number[]; logit: number }[] };
+  assert.ok(ref.rows.length >= 20);
+  const graph = await onnxBatches(join(CROSS_DIR, "cross.onnx"), "scores", "test");
+  let worst = 0;
+  for (const row of ref.rows) {
+    const out = await graph.embed(Int32Array.of(row.ids.length), Int32Array.from(row.ids));
+    assert.equal(out.length, 1);
+    worst = Math.max(worst, Math.abs(out[0] - row.logit));
+  }
+  assert.ok(worst <= 1e-4, `max abs difference ${worst}`);
+  // The longest row is a whole 256-token pair plus the separator.
+  assert.equal(Math.max(...ref.rows.map((r) => r.ids.length)), 257);
+});
+
+test("English requests are cross-encoded; a noul reads the state, SEP, question and each side", () => {
+  const q = noul("Is the customer asking for a refund?");
+  const plan = engine.plan("Please give me my money back.", [q]);
+  assert.equal(engine.encoderOf(plan), "cross");
+  assert.equal(engine.info.backend, "builtin-cross-encoder");
+  assert.equal(engine.encoderOf(engine.plan("Por favor, devuélvanme el dinero.", [q])), "cross");
+  const [rows] = engine.crossRows(plan);
+  assert.equal(rows.length, 2);
+  const sep = rows[0].indexOf(SEP_ID);
+  assert.ok(sep > 0);
+  assert.deepEqual(Array.from(rows[0].subarray(0, sep)), Array.from(rows[1].subarray(0, rows[1].indexOf(SEP_ID))));
+  // The bare sides ("Yes", "No") are read but not billed: the plan's tokens are the state's and the question's.
+  const yes = builtinTokenizer().encodeHead("Yes", 256).ids.length;
+  const no = builtinTokenizer().encodeHead("No", 256).ids.length;
+  assert.equal(plan.inputTokens, rows[0].length - 1 - yes);
+  assert.equal(plan.inputTokens, rows[1].length - 1 - no);
+  // A described side replaces its bare word, and is billed.
+  const described = engine.plan("Please give me my money back.", [noul("Is the customer asking for a refund?", "The customer wants money back", null)]);
+  const [dRows] = engine.crossRows(described);
+  assert.equal(dRows[1].length, rows[1].length);
+  assert.equal(described.inputTokens, dRows[0].length - 1);
+});
+
+test("crossRows puts the separator between the state and the hypothesis", () => {
+  const p = { state: Int32Array.of(10, 11), question: Int32Array.of(20), option: Int32Array.of(30, 31), no: new Int32Array(0) };
+  assert.deepEqual(crossRows("choice", [p], { yes: Int32Array.of(40), no: Int32Array.of(41) }).map((r) => Array.from(r)), [[10, 11, SEP_ID, 20, 30, 31]]);
+  assert.deepEqual(crossRows("noul", [p], { yes: Int32Array.of(40), no: Int32Array.of(41) }).map((r) => Array.from(r)), [
+    [10, 11, SEP_ID, 20, 30, 31],
+    [10, 11, SEP_ID, 20, 41],
+  ]);
+});
+
+function shuffled<T>(items: T[], seed: number): T[] {
+  const out = [...items];
+  let s = seed;
+  for (let i = out.length - 1; i > 0; i--) {
+    s = (s * 1103515245 + 12345) % 2147483648;
+    const j = s % (i + 1);
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
+async function probabilitiesByKey(state: string, q: Question): Promise<Map<string, number>> {
+  const raw = (await engine.run(engine.plan(state, [q])))[0];
+  const n = answerNumbers(q.kind, raw, q.options.map((o) => o.key), engine.calibration);
+  return new Map(q.options.map((o, i) => [o.key, n.probabilities[i]]));
+}
+
+test("the order of options never changes an answer (exact), with and without the prefilter", async () => {
+  const few = choice("topic", "What is this ticket about?", [
+    ["billing", "Payments, invoices, charges and refunds"],
+    ["technical", "Bugs, errors, app or website not working"],
+    ["account", "Login, password or profile"],
+    ["shipping", "Delivery of physical orders"],
+    ["other", null],
+  ]);
+  const many = choice("city", "Which city is mentioned?", Array.from({ length: 45 }, (_, i): [string, string | null] => [`c${i}`, `City number ${i} of the list`]));
+  for (const q of [few, many]) {
+    const state = "I was charged twice on my card for the March invoice and the app keeps logging me out.";
+    const base = await probabilitiesByKey(state, q);
+    for (const seed of [1, 2, 3]) {
+      const other = await probabilitiesByKey(state, { ...q, options: shuffled(q.options, seed) });
+      for (const [key, p] of base) assert.equal(other.get(key), p, `${q.key} ${key} seed ${seed}`);
+    }
+  }
+});
+
+test("a question with more than 32 options cross-encodes the bi-encoder's top 32; the rest get probability 0", async () => {
+  const options = Array.from({ length: 40 }, (_, i): [string, string | null] => [`o${String(i).padStart(2, "0")}`, i === 7 ? "A refund of a double charge" : `Topic ${i}: gardening tools and seeds`]);
+  const q = choice("x", "What does the customer want?", options);
+  const raw = (await engine.run(engine.plan("I was charged twice, please refund one of the payments.", [q])))[0];
+  assert.equal(raw.filter((r) => Number.isFinite(r)).length, 32);
+  assert.equal(raw.filter((r) => r === Number.NEGATIVE_INFINITY).length, 8);
+  assert.ok(Number.isFinite(raw[7]), "the option the bi-encoder ranks first is cross-encoded");
+  const n = answerNumbers("choice", raw, q.options.map((o) => o.key), engine.calibration);
+  assert.equal(n.probabilities.filter((p) => p === 0).length, 8);
+  assert.ok(Math.abs(n.probabilities.reduce((a, b) => a + b, 0) - 1) < 1e-12);
+  // 32 options or fewer: every one is cross-encoded.
+  const q32 = choice("y", "What does the customer want?", options.slice(0, 32));
+  const raw32 = (await engine.run(engine.plan("I was charged twice, please refund one of the payments.", [q32])))[0];
+  assert.equal(raw32.filter((r) => Number.isFinite(r)).length, 32);
+});
+
+test("clear English decisions come out right", async () => {
+  const cases: [string, Question, string | boolean][] = [
+    ["Hi, please give me my money back for the broken blender, I don't want a replacement.", noul("Is the customer asking for a refund?"), true],
+    ["Thanks, the replacement arrived today and works perfectly.", noul("Is the customer asking for a refund?"), false],
+    [
+      "My password reset email never arrives and I cannot log in.",
+      choice("t", "What is this ticket about?", [
+        ["billing", "Payments, invoices, charges and refunds"],
+        ["account", "Login, password or profile"],
+        ["shipping", "Delivery of physical orders"],
+      ]),
+      "account",
+    ],
+  ];
+  for (const [state, q, want] of cases) {
+    const raw = (await engine.run(engine.plan(state, [q])))[0];
+    const n = answerNumbers(q.kind, raw, q.options.map((o) => o.key), engine.calibration);
+    const got = q.kind === "noul" ? n.best === 1 : q.options[n.best].key;
+    assert.equal(got, want, `${state} -> ${JSON.stringify(n.probabilities)}`);
+  }
+});
+
+let svc: Service;
+test("over HTTP: a choice is answered by the cross-encoder, 45 options too, with probability 0 past the top 32", async (t) => {
+  svc = await startService({ env: { SVC_BUILTIN_CROSS: "on" } });
+  t.after(() => svc.stop());
+  const options = Object.fromEntries(Array.from({ length: 45 }, (_, i) => [`k${i}`, i === 3 ? "Refund a double charge" : `Gardening topic ${i}`]));
+  const res = await fetch(`${svc.url}/v1/systemone`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${svc.key}`, "content-type": "application/json" },
+    body: JSON.stringify({ model: "svc-latest", state: "I was charged twice, please refund one payment.", questions: { want: { type: "choice", instructions: "What does the customer want?", criteria: options } } }),
+  });
+  assert.equal(res.status, 200);
+  const body = (await res.json()) as { answers: Record<string, { choice: string; probabilities: Record<string, number> }> };
+  const probs = Object.values(body.answers.want.probabilities);
+  assert.equal(probs.length, 45);
+  assert.equal(probs.filter((p) => p === 0).length, 13);
+  assert.equal(body.answers.want.choice, "k3");
+});
+
+test("SVC_BUILTIN_CROSS: unset follows model.json's cross.languages, off leaves the cross-encoder out, a bad value is refused", async () => {
+  const q = noul("Is the customer asking for a refund?");
+  const english = "Please give me my money back.";
+  const spanish = "Por favor, devuélvanme el dinero.";
+  const saved = process.env.SVC_BUILTIN_CROSS;
+  try {
+    delete process.env.SVC_BUILTIN_CROSS;
+    const byDefault = createBuiltinEngine({ workers: 1 });
+    const languages = byDefault.config.cross?.languages ?? [];
+    assert.equal(byDefault.encoderOf(byDefault.plan(english, [q])), languages.includes("en") ? "cross" : "teacher");
+    assert.equal(byDefault.encoderOf(byDefault.plan(spanish, [q])), languages.includes("es") ? "cross" : "student");
+    await byDefault.close();
+    process.env.SVC_BUILTIN_CROSS = "off";
+    const off = createBuiltinEngine({ workers: 1 });
+    assert.equal(off.encoderOf(off.plan(english, [q])), "teacher");
+    assert.equal(off.info.backend, "builtin-use-lite+multilingual");
+    await off.close();
+    process.env.SVC_BUILTIN_CROSS = "yes";
+    assert.throws(() => createBuiltinEngine({ workers: 1 }), /SVC_BUILTIN_CROSS must be on, off or int8, not "yes"/);
+  } finally {
+    process.env.SVC_BUILTIN_CROSS = saved;
+  }
+});
