@@ -6,15 +6,8 @@ import { fileURLToPath } from "node:url";
 import { createBuiltinEngine, type BuiltinEngine } from "../src/engine/builtin/builtin-engine.js";
 import { builtinTokenizer, vocabPath, type Vocabulary } from "../src/engine/builtin/tokenizer.js";
 import type { Question } from "../src/questions/question.js";
+import { choice } from "./helpers/questions.js";
 
-const choice = (key: string, text: string | null, options: [string, string | null][]): Question => ({
-  key,
-  kind: "choice",
-  text,
-  options: options.map(([k, d]) => ({ key: k, description: d })),
-  yes: null,
-  no: null,
-});
 
 const SUPPORT = choice("topic", "What is this ticket about?", [
   ["billing", "Payments, invoices, charges and refunds"],

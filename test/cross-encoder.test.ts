@@ -9,17 +9,10 @@ import { onnxBatches } from "../src/engine/builtin/onnx-encoder.js";
 import { builtinTokenizer } from "../src/engine/builtin/tokenizer.js";
 import type { Question } from "../src/questions/question.js";
 import { ROOT, startService, type Service } from "./helpers/service.js";
+import { choice } from "./helpers/questions.js";
 
 const CROSS_DIR = join(ROOT, "models", "builtin", "cross");
 
-const choice = (key: string, text: string | null, options: [string, string | null][]): Question => ({
-  key,
-  kind: "choice",
-  text,
-  options: options.map(([k, d]) => ({ key: k, description: d })),
-  yes: null,
-  no: null,
-});
 const noul = (text: string, yes: string | null = null, no: string | null = null): Question => ({ key: "n", kind: "noul", text, options: [], yes, no });
 
 // The cross-encoder reads the languages of model.json's cross.languages by default; "on" makes it
