@@ -126,9 +126,11 @@ def main():
     p.add_argument("--minutes", type=float, default=60)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--out", default="training/build/cross.pt")
+    p.add_argument("--init", help="start from this checkpoint of an earlier run instead of the package's weights")
+    p.add_argument("--seed", type=int, default=SEED, help="order of examples and batches (another seed continues on other examples)")
     a = p.parse_args()
-    torch.manual_seed(SEED)
-    rng = random.Random(SEED)
+    torch.manual_seed(a.seed)
+    rng = random.Random(a.seed)
     torch.set_num_threads(a.threads)
 
     public = load(a.public, 1.0)
@@ -163,6 +165,10 @@ def main():
     print(json.dumps({"examples": len(train), "rows_per_pass": rows_per_pass, "planned_rows": done_rows, "steps": steps}), flush=True)
 
     model = cross_model()
+    if a.init:
+        state = torch.load(a.init, map_location="cpu")
+        state.pop("encoder.timing", None)  # a fixed function of position, rebuilt by cross_model()
+        model.load_state_dict(state, strict=False)
     head_params = list(model.score.parameters())
     body = [q for n, q in model.named_parameters() if not n.startswith("score.")]
     opt = torch.optim.AdamW([{"params": body, "lr": a.lr}, {"params": head_params, "lr": a.lr * 10}], weight_decay=0.01)
