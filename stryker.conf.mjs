@@ -20,4 +20,6 @@ export default {
   reporters: ["clear-text", "progress", "json"],
   jsonReporter: { fileName: `reports/mutation/${only}.json` },
   ignorePatterns: ["dist", "reports", "training", "bench/results"],
+  // A sandbox folder per selection, so that runs of different modules can go side by side.
+  tempDirName: `.stryker-tmp/${only}`,
 };
