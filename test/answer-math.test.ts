@@ -101,6 +101,14 @@ describe("score expectation, ties and order", () => {
     close(answerNumbers("score", [1, 2, 3], ["0", "1", "2"], cal(1)).expected!, 1.575210383, "score");
   });
 
+  test("a choice uses the choice temperature and has no expectation; a score uses its own temperature", () => {
+    const both: Calibration = { choice: { temperature: 1 }, score: { temperature: 0.5 }, noul: { a: 1, b: 0 }, default_min_confidence: 0.2 };
+    const c = answerNumbers("choice", [1, 2, 3], ["a", "b", "c"], both);
+    closeAll(c.probabilities, [0.090030573, 0.244728471, 0.665240956], "choice at T=1");
+    assert.equal(c.expected, null);
+    closeAll(answerNumbers("score", [1, 2, 3], ["0", "1", "2"], both).probabilities, [0.01587624, 0.117310428, 0.866813332], "score at T=0.5");
+  });
+
   test("an exact tie goes to the smaller key, wherever it stands", () => {
     assert.equal(answerNumbers("choice", [1, 1], ["b", "a"], cal(1)).best, 1);
     assert.equal(answerNumbers("choice", [1, 1], ["a", "b"], cal(1)).best, 0);
