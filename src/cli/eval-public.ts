@@ -6,7 +6,7 @@ import { toQuestion } from "../eval/dataset.js";
 import { accuracy, ece, judge, scoreItems } from "../eval/metrics.js";
 import { publicSets, type PublicSet } from "../eval/public.js";
 import { renderText } from "../questions/render.js";
-import { flagInt, flagString, type Args } from "./args.js";
+import { flagInt, type Args } from "./args.js";
 
 interface Column {
   name: string;
@@ -76,9 +76,4 @@ export async function evalPublic(config: Config, args: Args, dir: string): Promi
   }
   process.stdout.write(`${out.join("\n")}\n`);
   return 0;
-}
-
-/** The folder of `--public`, or null when the flag is absent. */
-export function publicDir(args: Args): string | null {
-  return flagString(args, "public") ?? null;
 }

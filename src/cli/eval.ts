@@ -7,7 +7,7 @@ import { abstention, accuracy, ece, judge, reliabilityBins, scoreItems, type Jud
 import { reliabilitySvg } from "../eval/reliability.js";
 import type { QuestionKind } from "../questions/question.js";
 import { flagString, type Args } from "./args.js";
-import { evalPublic, publicDir } from "./eval-public.js";
+import { evalPublic } from "./eval-public.js";
 
 const DEFAULT_DIR = fileURLToPath(new URL("../../../eval/dev", import.meta.url));
 const KINDS: QuestionKind[] = ["noul", "choice", "score"];
@@ -19,8 +19,8 @@ function pct(x: number): string {
 
 /** `svc eval`: accuracy per type and language, calibration error and abstention, on the labeled set. */
 export async function evalCommand(config: Config, args: Args): Promise<number> {
-  const pub = publicDir(args);
-  if (pub !== null) return evalPublic(config, args, pub);
+  const pub = flagString(args, "public");
+  if (pub !== undefined) return evalPublic(config, args, pub);
   const dir = flagString(args, "dir") ?? DEFAULT_DIR;
   const split = flagString(args, "split") ?? "all";
   if (!["all", "fit", "test"].includes(split)) throw new Error("--split must be all, fit or test");

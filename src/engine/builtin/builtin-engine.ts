@@ -206,7 +206,7 @@ export class BuiltinEngine implements Engine {
     this.config = readJson<ModelConfig>(join(dir, "model.json"));
     const mainCalibration = readJson<Calibration>(join(dir, "calibration.json"));
     this.tokenizer = builtinTokenizer();
-    this.bare = { yes: this.head(this.config.templates.yesBare ?? "Yes"), no: this.head(this.config.templates.noBare ?? "No") };
+    this.bare = { yes: this.head(this.config.templates.yesBare ?? ""), no: this.head(this.config.templates.noBare ?? "") };
     const workers = opts.workers ?? Math.min(2, Math.max(1, availableParallelism()));
     const kind = opts.encoder ?? this.config.encoder ?? "teacher";
     const encoder: Encoder = kind === "student" ? { kind: "student", dir: join(dir, this.config.student ?? "multilingual") } : { kind: "teacher" };
@@ -650,10 +650,6 @@ export function languageOf(text: string): Language {
     }
   }
   return best;
-}
-
-export function readsAsEnglish(text: string): boolean {
-  return languageOf(text) === "en";
 }
 
 /**

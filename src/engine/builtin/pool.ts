@@ -36,10 +36,6 @@ export const STUDENT_MAX_TOKENS = 256;
  */
 export type Encoder = { kind: "teacher" } | { kind: "student"; dir: string } | { kind: "cross"; file: string };
 
-/** Numbers per sequence that an encoder gives. */
-export function widthOf(encoder: Encoder): number {
-  return encoder.kind === "cross" ? 1 : EMBED_DIM;
-}
 
 /** Sent to a worker as its workerData. */
 export interface WorkerSetup {
@@ -123,7 +119,7 @@ export class EmbedPool {
     this.url = opts.workerUrl ?? new URL("./worker.js", import.meta.url);
     this.encoder = opts.encoder ?? { kind: "teacher" };
     this.maxTokens = { student: STUDENT_MAX_TOKENS, cross: CROSS_MAX_TOKENS, teacher: MODEL_MAX_TOKENS }[this.encoder.kind];
-    this.width = widthOf(this.encoder);
+    this.width = this.encoder.kind === "cross" ? 1 : EMBED_DIM;
   }
 
   /** Starts every worker; rejects (and stops the others) when any of them cannot load the model. */

@@ -33,10 +33,10 @@ function lowerThreadPriority(): void {
 lowerThreadPriority();
 
 /**
- * The teacher's runtime: the project's ONNX graph by default; SVC_BUILTIN_ENCODER=int8 picks its
+ * The cross-encoder's graph when the pool runs it; else the teacher's runtime: the project's ONNX graph by default; SVC_BUILTIN_ENCODER=int8 picks its
  * int8 file, and =tfjs the package's tfjs graph it was built from (a dev dependency, for measuring).
  */
-function teacher(): Promise<BatchEncoder> {
+function graph(): Promise<BatchEncoder> {
   if (setup.encoder.kind === "cross") return onnxBatches(setup.encoder.file, "scores", `onnxruntime-${basename(setup.encoder.file, ".onnx")}`);
   const choice = process.env.SVC_BUILTIN_ENCODER ?? "onnx";
   if (choice === "tfjs") return tfjsEncoder();
@@ -75,7 +75,7 @@ if (setup.encoder.kind === "student") {
   } catch (err) {
     port.postMessage({ kind: "failed", message: errorText(err) } satisfies WorkerReply);
   }
-} else teacher().then(
+} else graph().then(
   (encoder) => {
     port.on("message", (req: EmbedRequest) => {
       encoder.embed(req.lengths, req.ids).then(
