@@ -275,13 +275,9 @@ def write_reference(checkpoint, path, rows=24, seed=5):
     one row at a time: test/cross-encoder.test.ts checks the ONNX graph against them."""
     import torch
 
-    from encoder_torch import CROSS_MAX_TOKENS, cross_model
+    from encoder_torch import CROSS_MAX_TOKENS, cross_model, load_cross
 
-    model = cross_model()
-    state = torch.load(checkpoint, map_location="cpu")
-    state.pop("encoder.timing", None)
-    model.load_state_dict(state, strict=False)
-    model.eval()
+    model = load_cross(cross_model(), checkpoint).eval()
     rng = np.random.default_rng(seed)
     out = []
     with torch.no_grad():

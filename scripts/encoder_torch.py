@@ -140,6 +140,52 @@ def cross_model():
     return CrossEncoder(Encoder(encoder_arch.Weights(arch=arch)))
 
 
+# Module names of the CrossEncoder's dense and norm layers -> node names in the float graph that
+# scripts/build-encoder-onnx.py writes (a dense layer stores `.kernel` [in, out], a norm `.scale`).
+_GRAPH_NAMES = {
+    "residual": "residual", "attention_norm": "attention.norm", "qkv": "qkv", "output": "output",
+    "ffn_norm": "ffn.norm", "ffn_in": "ffn.in", "ffn_out": "ffn.out",
+}
+
+
+def cross_state_from_onnx(path):
+    """The state dict of a CrossEncoder read back from its float graph (models/builtin/cross/cross.onnx),
+    so a later run can continue training the committed weights (train-cross-encoder.py --init)."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(path).graph
+    t = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    arch = encoder_arch.architecture()
+    state = {"encoder.embedding.weight": t["embedding.table"] / np.float32(arch["embedding"]["scale"])}
+
+    def dense(module, node):
+        if f"{node}.kernel" in t:
+            state[f"{module}.weight"] = t[f"{node}.kernel"].T
+            state[f"{module}.bias"] = t[f"{node}.bias"]
+
+    def norm(module, node):
+        state[f"{module}.weight"] = t[f"{node}.scale"]
+        state[f"{module}.bias"] = t[f"{node}.bias"]
+
+    for i in range(len(arch["layers"])):
+        for module, node in _GRAPH_NAMES.items():
+            (norm if module.endswith("_norm") else dense)(f"encoder.layers.{i}.{module}", f"layer{i}.{node}")
+    dense("encoder.head", "head")
+    dense("score", "score")
+    return {k: torch.from_numpy(np.array(v, dtype=np.float32)) for k, v in state.items()}
+
+
+def load_cross(model, path):
+    """Loads a checkpoint of train-cross-encoder.py (.pt) or a float cross-encoder graph (.onnx) into `model`."""
+    state = cross_state_from_onnx(path) if path.endswith(".onnx") else torch.load(path, map_location="cpu")
+    state.pop("encoder.timing", None)  # a fixed function of position, rebuilt by cross_model()
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    if unexpected or [k for k in missing if k != "encoder.timing"]:
+        raise ValueError(f"{path}: missing {missing}, unexpected {unexpected}")
+    return model
+
+
 def _reference(path):
     with open(path, encoding="utf8") as f:
         rows = json.load(f)["rows"]

@@ -15,7 +15,9 @@ answer moves along the scale with the evidence.
 Inputs: the two tokenized files above. Output: training/build/cross.pt (the fine-tuned weights;
 scripts/build-encoder-onnx.py --cross turns it into models/builtin/cross/cross.onnx). Seeded (13);
 torch on CPU with 2 threads. The plan of steps is fixed from --rows (sequences to train on); --minutes
-stops early (saving what it has) when the machine is slower than planned. Measured runtime and
+stops early (saving what it has) when the machine is slower than planned, and the learning rate decays
+by whichever of the two runs out first. --init continues from a checkpoint (.pt) or from the committed
+float graph (models/builtin/cross/cross.onnx, read back by encoder_torch.cross_state_from_onnx). Measured runtime and
 throughput are printed at the end and recorded in models/builtin/cross/SOURCE.md.
 """
 
@@ -31,7 +33,7 @@ import torch
 from torch import nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from encoder_torch import CROSS_MAX_TOKENS, cross_model  # noqa: E402
+from encoder_torch import CROSS_MAX_TOKENS, cross_model, load_cross  # noqa: E402
 
 SEED = 13
 MAX_CANDIDATES = 6
@@ -126,7 +128,7 @@ def main():
     p.add_argument("--minutes", type=float, default=60)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--out", default="training/build/cross.pt")
-    p.add_argument("--init", help="start from this checkpoint of an earlier run instead of the package's weights")
+    p.add_argument("--init", help="start from a checkpoint of an earlier run (.pt) or the committed float graph (.onnx) instead of the package's weights")
     p.add_argument("--seed", type=int, default=SEED, help="order of examples and batches (another seed continues on other examples)")
     a = p.parse_args()
     torch.manual_seed(a.seed)
@@ -166,14 +168,16 @@ def main():
 
     model = cross_model()
     if a.init:
-        state = torch.load(a.init, map_location="cpu")
-        state.pop("encoder.timing", None)  # a fixed function of position, rebuilt by cross_model()
-        model.load_state_dict(state, strict=False)
+        load_cross(model, a.init)
     head_params = list(model.score.parameters())
     body = [q for n, q in model.named_parameters() if not n.startswith("score.")]
     opt = torch.optim.AdamW([{"params": body, "lr": a.lr}, {"params": head_params, "lr": a.lr * 10}], weight_decay=0.01)
     warm = max(1, steps // 20)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warm) * max(0.02, 1 - s / steps))
+    t0 = time.time()
+    # Linear decay by the plan's steps or by --minutes, whichever runs out first: a run cut short by a
+    # slow or busy machine still ends at a low rate instead of stopping mid-schedule.
+    progress = lambda s: max(s / steps, (time.time() - t0) / (a.minutes * 60))  # noqa: E731
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warm) * max(0.02, 1 - progress(s)))
     held_batches = batches([prepare(e, rng) for e in held], 64, random.Random(1))
 
     def evaluate():
