@@ -196,9 +196,12 @@ describe("monthly token quota", () => {
     limiter.settle(key, 40, false);
     // A settle for a key never seen changes nothing and does not throw.
     limiter.settle(await newKey(), 10, true);
-    // The next month starts from what the ledger holds for it (nothing).
-    now = Date.UTC(2026, 1, 1);
-    limiter.reserve(key, 100);
+    // The next month starts from what the ledger holds for it, even though this process has state
+    // for the month before: here 30 tokens billed on 1 February by another instance on the same file.
+    await store.recordUsage({ keyId: key.id, requestId: `req_${key.id}_feb`, endpoint: "/v1/systemone", model: "svc-1.1.0", inputTokens: 30, at: Date.UTC(2026, 1, 1) });
+    now = Date.UTC(2026, 1, 1, 0, 0, 1);
+    assert.match(String(refusal(() => limiter.reserve(key, 71)).body.error.message), /^Monthly quota reached: 100 input tokens per month, 30 used, this request needs 71\./);
+    limiter.reserve(key, 70);
   });
 
   test("the month starts from the tokens billed in it; a key's own quota is key_limit; one request over the whole quota is 413", async () => {

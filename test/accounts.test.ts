@@ -225,6 +225,35 @@ describe("limits", () => {
   });
 });
 
+describe("model work in flight per key", () => {
+  let small: Service;
+  before(async () => {
+    small = await startService({ env: { SVC_PER_MINUTE: "0", SVC_MAX_PAIRS_PER_KEY: "10" } });
+  });
+  after(async () => {
+    await small.stop();
+  });
+
+  test("pairs in flight: a noul is one pair, a choice or score one per option or level; the second of two 8-pair requests is refused", async () => {
+    const mixed = JSON.stringify({
+      model: "svc-latest",
+      state: "Our invoice was charged twice this month and nobody answers the phone.",
+      questions: {
+        refund: { type: "noul", instructions: "Does the customer ask for money back?" },
+        topic: { type: "choice", instructions: "Topic?", criteria: { billing: "Billing", shipping: "Shipping", other: "Other" } },
+        mood: { type: "score", instructions: "How upset is the customer?", criteria: ["calm", "annoyed", "angry", "furious"] },
+      },
+    });
+    // Both arrive in one event-loop turn: the first is admitted and holds its 1 + 3 + 4 pairs while
+    // the second asks for 8 more, over the key's 10.
+    const answers = await sameTurn(small.url, [1, 2].map(() => rawPost("/v1/systemone", small.key, mixed)));
+    assert.deepEqual(answers.map((a) => a?.status).sort(), [200, 429]);
+    const refused = JSON.parse(answers.find((a) => a?.status === 429)!.body.toString());
+    assert.equal(refused.error.limit, "concurrency");
+    assert.match(refused.error.message, /^This key already has 8 question-option pairs in flight or waiting, and this request adds 8; at most 10 are allowed at once\. Retry in \d+ s\.$/);
+  });
+});
+
 describe("usage records", () => {
   test("every 200 has exactly one record with its request id, endpoint, model and tokens", async () => {
     const key = await newKey(["--name", "ledger", "--per-minute", "100"]);
