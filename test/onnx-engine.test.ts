@@ -332,38 +332,76 @@ describe("ONNX engine load errors", () => {
 });
 
 describe("a crashed inference worker, seen over HTTP", () => {
-  test("is replaced: a request meanwhile gets 503 with Retry-After 5, then the same answer as before the crash", async () => {
-    const engine = createOnnxEngine(FIXTURE, { threads: 1 });
-    await engine.load();
-    const store = openSqliteStore(join(tempDir(), "svc.sqlite"));
-    const none = { perMinute: null, perDay: null, monthlyTokens: null };
-    const s = { url: "", key: (await createKey(store, "t", none)).key };
-    const deps = { engine: { engine, state: "ready" as const }, store, limiter: new Limiter(store, none), admission: new Admission({ perKey: 0, total: 0 }) };
-    const server = await startServer(ROUTES, { ...deps, bodyTimeoutMs: 5000, log: "off" }, "127.0.0.1", 0);
-    s.url = server.url;
-    try {
-      const body = { model: "svc-latest", state: "The cat sat", questions: { q: { type: "choice", instructions: "Which animal?", criteria: { cat: null, dog: null } } } };
-      const before = await post(s, "/v1/systemone", body);
-      assert.equal(before.status, 200);
-      // A real crash of the worker thread (what an abort inside ONNX Runtime does): it exits.
-      await (engine as unknown as { loaded: { worker: { terminate(): Promise<number> } } }).loaded.worker.terminate();
-      const during = await post(s, "/v1/systemone", body);
-      assert.equal(during.status, 503);
-      assert.equal(during.headers.get("retry-after"), "5");
-      assert.deepEqual(during.body, { error: { type: "service_unavailable_error", message: "The model is loading; retry in a few seconds." }, detail: [] });
-      let after = during;
-      for (const t0 = Date.now(); after.status === 503 && Date.now() - t0 < 10_000; ) {
-        await new Promise((done) => setTimeout(done, 50));
-        after = await post(s, "/v1/systemone", body);
-      }
-      assert.equal(after.status, 200, "answered again once the worker is replaced");
-      assert.deepEqual(after.body.answers, before.body.answers);
-    } finally {
-      await server.shutdown(1000);
-      // A reload still under way would start a worker after close() and keep the process alive.
-      await engine.load().catch(() => undefined);
-      await engine.close();
-      await store.close();
+  let engine: OnnxEngine;
+  let store: ReturnType<typeof openSqliteStore>;
+  let server: Awaited<ReturnType<typeof startServer>>;
+  const s = { url: "", key: "" };
+  const none = { perMinute: null, perDay: null, monthlyTokens: null };
+  /** The engine's current worker thread (a real one: terminating it is what an abort inside ONNX Runtime does). */
+  const worker = (): { terminate(): Promise<number>; once(event: "message", fn: () => void): void } =>
+    (engine as unknown as { loaded: { worker: { terminate(): Promise<number>; once(event: "message", fn: () => void): void } } }).loaded.worker;
+  /** Waits until the replacement worker answers. */
+  async function answeredAgain(body: object): Promise<Awaited<ReturnType<typeof post>>> {
+    let r = await post(s, "/v1/systemone", body);
+    for (const t0 = Date.now(); r.status === 503 && Date.now() - t0 < 10_000; ) {
+      await new Promise((done) => setTimeout(done, 50));
+      r = await post(s, "/v1/systemone", body);
     }
+    return r;
+  }
+  const loading = { error: { type: "service_unavailable_error", message: "The model is loading; retry in a few seconds." }, detail: [] };
+
+  before(async () => {
+    engine = createOnnxEngine(FIXTURE, { threads: 1 });
+    await engine.load();
+    store = openSqliteStore(join(tempDir(), "svc.sqlite"));
+    s.key = (await createKey(store, "t", none)).key;
+    const deps = { engine: { engine, state: "ready" as const }, store, limiter: new Limiter(store, none), admission: new Admission({ perKey: 0, total: 0 }) };
+    server = await startServer(ROUTES, { ...deps, bodyTimeoutMs: 5000, log: "off" }, "127.0.0.1", 0);
+    s.url = server.url;
+  });
+  after(async () => {
+    await server.shutdown(1000);
+    // A reload still under way would start a worker after close() and keep the process alive.
+    await engine.load().catch(() => undefined);
+    await engine.close();
+    await store.close();
+  });
+
+  test("is replaced: a request meanwhile gets 503 with Retry-After 5, then the same answer as before the crash", async () => {
+    const body = { model: "svc-latest", state: "The cat sat", questions: { q: { type: "choice", instructions: "Which animal?", criteria: { cat: null, dog: null } } } };
+    const before = await post(s, "/v1/systemone", body);
+    assert.equal(before.status, 200);
+    await worker().terminate();
+    const during = await post(s, "/v1/systemone", body);
+    assert.equal(during.status, 503);
+    assert.equal(during.headers.get("retry-after"), "5");
+    assert.deepEqual(during.body, loading);
+    const after = await answeredAgain(body);
+    assert.equal(after.status, 200, "answered again once the worker is replaced");
+    assert.deepEqual(after.body.answers, before.body.answers);
+  });
+
+  test("exiting with a request's batches queued: that request gets 503 with Retry-After 5 and is not billed", async () => {
+    const body = { model: "svc-latest", state: "The cat sat on the mat.", questions: { q: { type: "choice", instructions: "Which animal?", criteria: { cat: null, dog: null, bird: null } } } };
+    await answeredAgain({ model: "svc-latest", state: "warm", questions: { q: { type: "noul", instructions: "Ready?" } } });
+    const rows = await store.countUsage();
+    // The worker is terminated in the turn the request's batches are queued, before any is sent:
+    // the run itself fails, after planning and the quota (terminating a worker inside an ONNX
+    // Runtime call would abort the whole process, so it is not done mid-batch).
+    const run = engine.run.bind(engine);
+    engine.run = (plan, opts) => {
+      engine.run = run;
+      const queued = run(plan, opts);
+      void worker().terminate();
+      return queued;
+    };
+    const r = await post(s, "/v1/systemone", body);
+    assert.equal(engine.run, run, "the request reached the engine's run");
+    assert.equal(r.status, 503);
+    assert.equal(r.headers.get("retry-after"), "5");
+    assert.deepEqual(r.body, loading);
+    assert.equal(await store.countUsage(), rows, "the failed request is not billed");
+    assert.equal((await answeredAgain(body)).status, 200);
   });
 });
