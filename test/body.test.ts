@@ -1,6 +1,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { connect } from "node:net";
 import { gzipSync } from "node:zlib";
@@ -35,6 +36,37 @@ function zstdRleBomb(size: number): Buffer {
   return Buffer.concat(parts);
 }
 
+/**
+ * POSTs `parts` as separate writes, with a Content-Length (`chunked` false) or chunked; `end` false
+ * keeps the body open. Resolves with the answer, which may come before the body is done.
+ */
+function streamed(svc: Service, parts: Buffer[], headers: Record<string, string>, chunked: boolean, end = true): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const length = parts.reduce((n, p) => n + p.length, 0);
+    const req = request(`${svc.url}/v1/systemone`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${svc.key}`, "content-type": "application/json", ...headers, ...(chunked ? {} : { "content-length": String(length) }) },
+    });
+    req.on("response", (res) => {
+      let body = "";
+      res.on("data", (d) => (body += d));
+      res.on("end", () => {
+        resolve({ status: res.statusCode!, body });
+        req.destroy();
+      });
+    });
+    req.on("error", reject);
+    let i = 0;
+    const next = (): void => {
+      if (i < parts.length) {
+        req.write(parts[i++]);
+        setTimeout(next, 5);
+      } else if (end) req.end();
+    };
+    next();
+  });
+}
+
 describe("request bodies", () => {
   test("gzip, x-gzip, zstd, identity and stacked encodings are read", async () => {
     const plain = await post(svc, "/v1/systemone", goodBytes);
@@ -67,7 +99,7 @@ describe("request bodies", () => {
     const four = await post(svc, "/v1/systemone", goodBytes, { "content-encoding": "gzip, gzip, gzip, gzip" });
     assert.equal(four.status, 415);
     assert.equal(four.body.error.message, "Content-Encoding 'gzip, gzip, gzip, gzip' is not supported; use zstd, gzip, x-gzip or identity.");
-    for (const type of ["application/vnd.api+json", 'Application/JSON; charset="UTF-8"', "application/json;charset=utf8"]) {
+    for (const type of ["application/vnd.api+json", 'Application/JSON; charset="UTF-8"', "application/json;charset=utf8", "application/json; version=2; charset=utf-8"]) {
       assert.equal((await post(svc, "/v1/systemone", goodBytes, { "content-type": type })).status, 200, type);
     }
     const bom = await post(svc, "/v1/systemone", Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), goodBytes]));
@@ -87,6 +119,17 @@ describe("request bodies", () => {
       const r = await post(svc, "/v1/systemone", Buffer.from(magic));
       assert.equal(r.status, 400, encoding);
       assert.equal(r.body.error.message, `The body is ${encoding}-compressed but has no Content-Encoding header: send 'Content-Encoding: ${encoding}'.`);
+    }
+    // Half of a magic number is not one: these are read as (bad) text.
+    const halfMagic: [number[], string][] = [
+      [[0x1f, 0x7b], "The body is not valid JSON: line 1, column 1."],
+      [[0x7b, 0x8b], "The body is not valid UTF-8."],
+      [[0x1f], "The body is not valid JSON: line 1, column 1."],
+    ];
+    for (const [bytes, message] of halfMagic) {
+      const r = await post(svc, "/v1/systemone", Buffer.from(bytes));
+      assert.equal(r.status, 400, JSON.stringify(bytes));
+      assert.equal(r.body.error.message, message, JSON.stringify(bytes));
     }
   });
 
@@ -157,16 +200,17 @@ describe("request bodies", () => {
   });
 
   test("multipart, form and other non-JSON content types are 422", async () => {
+    const textOnly = "This service reads text only: images, assets, files, Box questions and multipart bodies are not supported.";
     for (const type of ["multipart/form-data; boundary=x", "image/png"]) {
       const r = await post(svc, "/v1/systemone", goodBytes, { "content-type": type });
       assert.equal(r.status, 422, type);
-      assert.equal(r.body.error.type, "invalid_request_error");
-      assert.equal(r.body.detail[0].type, "text_only");
+      assert.deepEqual(r.body, { error: { type: "invalid_request_error", message: textOnly }, detail: [{ loc: ["body"], msg: textOnly, type: "text_only" }] });
     }
-    for (const type of ["text/plain", "application/x-www-form-urlencoded", "application/json; charset=latin1"]) {
+    for (const type of ["text/plain", "application/x-www-form-urlencoded", "application/json; charset=latin1", "text/vnd.example+json", "application/xml; charset=utf-8"]) {
       const r = await post(svc, "/v1/systemone", goodBytes, { "content-type": type });
       assert.equal(r.status, 422, type);
-      assert.equal(r.body.error.message, `Content-Type '${type}' is not supported; send application/json in UTF-8.`);
+      const message = `Content-Type '${type}' is not supported; send application/json in UTF-8.`;
+      assert.deepEqual(r.body, { error: { type: "invalid_request_error", message }, detail: [{ loc: ["body"], msg: message, type: "unsupported_content_type" }] });
     }
     const ok = await post(svc, "/v1/systemone", goodBytes, { "content-type": "application/json; charset=utf-8" });
     assert.equal(ok.status, 200);
@@ -191,8 +235,49 @@ describe("request bodies", () => {
     assert.equal(JSON.parse(r.body).error.type, "request_too_large");
   });
 
+  test("the raw cap (64 KiB + 4 KiB) is exact, with or without Content-Length, and a chunked body is refused as it passes it", async () => {
+    const cap = 65536 + 4096;
+    // A gzip member carrying a comment (FLG.FCOMMENT) as padding: exactly `size` bytes on the wire, a small body once decoded.
+    const padded = (size: number): Buffer => {
+      const z = gzipSync(goodBytes);
+      const comment = Buffer.alloc(size - z.length - 1, 0x61);
+      const head = Buffer.from(z.subarray(0, 10));
+      head[3] |= 0x10;
+      return Buffer.concat([head, comment, Buffer.from([0]), z.subarray(10)]);
+    };
+    const gz = { "content-encoding": "gzip" };
+    const plain = await post(svc, "/v1/systemone", goodBytes);
+    for (const chunked of [false, true]) {
+      const at = await streamed(svc, [padded(cap)], gz, chunked);
+      assert.equal(at.status, 200, `exactly the cap, chunked: ${chunked}`);
+      assert.deepEqual(JSON.parse(at.body).answers, plain.body.answers);
+      const over = await streamed(svc, [padded(cap + 1)], gz, chunked);
+      assert.equal(over.status, 413, `one byte over, chunked: ${chunked}`);
+      assert.deepEqual(JSON.parse(over.body), { error: { type: "request_too_large", message: "The body is larger than 65536 bytes after decompression." }, detail: [] });
+    }
+    // A chunked body that never ends: answered 413 once it passes the cap, not when it ends or times out.
+    const t0 = performance.now();
+    const endless = await streamed(svc, Array.from({ length: 64 }, () => Buffer.alloc(16 * 1024, 0x20)), {}, true, false);
+    assert.equal(endless.status, 413);
+    assert.ok(performance.now() - t0 < 1500, `413 after ${(performance.now() - t0).toFixed(0)} ms`);
+  });
+
+  test("gzip bombs are stopped at the body limit while decoding: the server's own peak memory stays flat", async () => {
+    const pid = svc.proc.pid!;
+    const hwm = (): number => Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
+    // 100 MB of zeros, gzipped twice: about 100 KB after the first layer, 100 MB after the second.
+    const bomb = gzipSync(gzipSync(Buffer.alloc(100 * 1024 * 1024), { level: 9 }), { level: 9 });
+    await post(svc, "/v1/systemone", bomb, { "content-encoding": "gzip, gzip" });
+    writeFileSync(`/proc/${pid}/clear_refs`, "5");
+    const start = hwm();
+    for (let i = 0; i < 3; i++) assert.equal((await post(svc, "/v1/systemone", bomb, { "content-encoding": "gzip, gzip" })).status, 413);
+    const growth = hwm() - start;
+    assert.ok(growth < 32 * 1024 * 1024, `server VmHWM grew by ${(growth / 1048576).toFixed(1)} MiB`);
+  });
+
   test("a truncated body times out with 408 and the server stays up", async () => {
     const url = new URL(svc.url);
+    const t0 = performance.now();
     const answer = await new Promise<string>((resolve) => {
       const sock = connect(Number(url.port), url.hostname, () => {
         sock.write(
@@ -203,8 +288,11 @@ describe("request bodies", () => {
       sock.on("data", (d) => (data += d));
       sock.on("close", () => resolve(data));
     });
+    const ms = performance.now() - t0;
     assert.match(answer, /^HTTP\/1.1 408 /);
-    assert.match(answer, /"type":"timeout_error"/);
+    assert.equal(answer.slice(answer.indexOf("\r\n\r\n") + 4), JSON.stringify({ error: { type: "timeout_error", message: "The body did not arrive within 2 seconds." }, detail: [] }));
+    // SVC_BODY_TIMEOUT_MS is 2000: the body's own timer answers, not the server's later request timeout.
+    assert.ok(ms >= 1900 && ms < 3500, `408 after ${ms.toFixed(0)} ms`);
     assert.equal((await fetch(`${svc.url}/healthz`)).status, 200);
   });
 });

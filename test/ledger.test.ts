@@ -1,7 +1,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
@@ -95,14 +95,18 @@ describe("usage ledger (its own thread, real SQLite file)", () => {
   });
 
   describe("a worker that dies", () => {
-    const setup = () => {
+    /** A ledger on the fault-injecting worker; `unreadable`: the check of which rows landed fails too. */
+    const setup = (unreadable = false) => {
       const file = join(tempDir(), "svc.sqlite");
       const store = openSqliteStore(file); // creates the schema
       const reader = new Database(file, { readonly: true });
       const has = reader.prepare("SELECT 1 FROM usage WHERE request_id = ?").pluck();
       const ledger = new UsageLedger(
         { file, sync: "full" },
-        (ids) => new Set(ids.filter((id) => has.get(id) !== undefined)),
+        (ids) => {
+          if (unreadable) throw new Error("the file cannot be read");
+          return new Set(ids.filter((id) => has.get(id) !== undefined));
+        },
         pathToFileURL(join(ROOT, "test", "fixtures", "crashing-ledger-worker.mjs")),
       );
       return {
@@ -134,6 +138,68 @@ describe("usage ledger (its own thread, real SQLite file)", () => {
       await t.done();
       assert.deepEqual(rows(t.file).ids, ["req_2", "req_3", "req_die_after_1"]);
     });
+
+    test("with an uncaught error: its callers fail with that error, and a record sent at once goes to a new worker", async () => {
+      const t = setup();
+      const lost = t.ledger.record(rec("req_throw_1"));
+      // Recorded in the same turn as the failure is seen: the old worker's exit, which follows its
+      // error, must not take this record with it.
+      const next = lost.then(
+        () => "no error",
+        (err: Error) => {
+          const again = t.ledger.record(rec("req_2"));
+          return outcomes([again]).then(([o]) => `${err.message} | ${o}`);
+        },
+      );
+      assert.equal(await next, "usage ledger worker failed: injected failure | ok");
+      await t.done();
+      assert.deepEqual(rows(t.file).ids, ["req_2"]);
+    });
+
+    test("when which rows landed cannot be read: its callers fail (not billed), and the ledger goes on", async () => {
+      const t = setup(true);
+      assert.deepEqual(await outcomes([t.ledger.record(rec("req_die_after_1"))]), ["usage ledger worker exited with code 3"]);
+      assert.deepEqual(await outcomes([t.ledger.record(rec("req_2"))]), ["ok"]);
+      await t.done();
+    });
+
+    test("start() starts one worker at once, records use it, and after close() nothing starts one", async () => {
+      const t = setup();
+      const starts = (): number => (existsSync(`${t.file}.starts`) ? readFileSync(`${t.file}.starts`, "utf8").split("\n").length - 1 : 0);
+      t.ledger.start();
+      t.ledger.start();
+      for (const t0 = Date.now(); starts() === 0 && Date.now() - t0 < 5000; ) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(starts(), 1, "started before any record");
+      assert.deepEqual(await outcomes([t.ledger.record(rec("req_1")), t.ledger.record(rec("req_2"))]), ["ok", "ok"]);
+      await t.done();
+      t.ledger.start();
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(starts(), 1);
+      await assert.rejects(t.ledger.record(rec("req_3")), /the usage ledger is closed/);
+    });
+  });
+
+  test("close() holds the process open until the worker has committed and closed the file", async () => {
+    const file = join(tempDir(), "svc.sqlite");
+    const script = `
+      const { openSqliteStore } = await import(${JSON.stringify(pathToFileURL(join(ROOT, "dist", "src", "accounts", "sqlite-store.js")).href)});
+      const store = openSqliteStore(${JSON.stringify(file)});
+      const rec = (id) => ({ requestId: id, keyId: "k", endpoint: "/v1/decide", model: "m", inputTokens: 3, at: 0 });
+      await store.recordUsage(rec("req_1"));
+      const late = store.recordUsage(rec("req_2"));
+      await store.close();
+      await late;
+      console.log("closed");`;
+    const scriptFile = join(tempDir(), "close-with-record.mjs");
+    writeFileSync(scriptFile, script);
+    const child = spawn(process.execPath, [scriptFile], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    assert.equal(code, 0, out);
+    assert.equal(out, "closed\n");
+    assert.deepEqual(rows(file).ids, ["req_1", "req_2"]);
   });
 
   test("over HTTP: a record that cannot be written is a 500 that is not billed, and the service recovers", async () => {

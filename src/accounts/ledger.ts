@@ -104,15 +104,18 @@ export class UsageLedger {
     }
   }
 
-  /** Sends what is queued, waits until the worker has committed it and closed the file. */
+  /**
+   * Sends what is queued, waits until the worker has committed it and closed the file. Rejects when
+   * the worker ends any other way than by closing the file (its exit code is not 0).
+   */
   async close(): Promise<void> {
     this.send();
     this.closed = true;
     const worker = this.worker;
     if (!worker) return;
     worker.ref();
-    await new Promise<void>((resolve) => {
-      worker.once("exit", () => resolve());
+    await new Promise<void>((resolve, reject) => {
+      worker.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`usage ledger worker exited with code ${code} while closing`))));
       worker.postMessage("close");
     });
   }

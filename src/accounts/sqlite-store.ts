@@ -121,8 +121,11 @@ export function openSqliteStore(file: string, opts: { sync?: Sync; startLedger?:
     countUsage: () => (count.get() as { n: number }).n,
     dependency: null,
     async close() {
-      await ledger.close();
-      db.close();
+      try {
+        await ledger.close();
+      } finally {
+        db.close();
+      }
     },
   };
 }

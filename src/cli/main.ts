@@ -205,13 +205,19 @@ async function serveCommand(config: Config): Promise<number> {
       if (stopping) return;
       stopping = true;
       process.stdout.write(`${signal}: finishing in-flight requests\n`);
+      let code = 0;
       void running
         .shutdown(config.shutdownGraceMs)
         .then(() => handle.engine.close())
         .finally(() => accounts.close())
+        .catch((err: Error) => {
+          // Every answered request's record was committed before its answer; this is the close itself.
+          process.stderr.write(`svc: stopping: ${err.message}\n`);
+          code = 1;
+        })
         .finally(() => {
           process.stdout.write("stopped\n");
-          resolve(0);
+          resolve(code);
         });
     };
     process.on("SIGTERM", () => stop("SIGTERM"));
