@@ -163,6 +163,13 @@ describe("usage ledger (its own thread, real SQLite file)", () => {
       await t.done();
     });
 
+    test("a worker that does not end by closing the file makes close() reject, after its records are committed", async () => {
+      const t = setup();
+      assert.deepEqual(await outcomes([t.ledger.record(rec("req_bad_close_1"))]), ["ok"]);
+      await assert.rejects(t.done(), /^Error: usage ledger worker exited with code 4 while closing$/);
+      assert.deepEqual(rows(t.file).ids, ["req_bad_close_1"]);
+    });
+
     test("start() starts one worker at once, records use it, and after close() nothing starts one", async () => {
       const t = setup();
       const starts = (): number => (existsSync(`${t.file}.starts`) ? readFileSync(`${t.file}.starts`, "utf8").split("\n").length - 1 : 0);
