@@ -228,22 +228,24 @@ describe("limits", () => {
 describe("model work in flight per key", () => {
   let small: Service;
   before(async () => {
-    small = await startService({ env: { SVC_PER_MINUTE: "0", SVC_MAX_PAIRS_PER_KEY: "10" } });
+    small = await startService({ env: { SVC_PER_MINUTE: "0", SVC_MAX_PAIRS_PER_KEY: "10", SVC_MAX_PAIRS: "10" } });
   });
   after(async () => {
     await small.stop();
   });
 
+  /** 1 + 3 + 4 = 8 pairs. */
+  const mixed = JSON.stringify({
+    model: "svc-latest",
+    state: "Our invoice was charged twice this month and nobody answers the phone.",
+    questions: {
+      refund: { type: "noul", instructions: "Does the customer ask for money back?" },
+      topic: { type: "choice", instructions: "Topic?", criteria: { billing: "Billing", shipping: "Shipping", other: "Other" } },
+      mood: { type: "score", instructions: "How upset is the customer?", criteria: ["calm", "annoyed", "angry", "furious"] },
+    },
+  });
+
   test("pairs in flight: a noul is one pair, a choice or score one per option or level; the second of two 8-pair requests is refused", async () => {
-    const mixed = JSON.stringify({
-      model: "svc-latest",
-      state: "Our invoice was charged twice this month and nobody answers the phone.",
-      questions: {
-        refund: { type: "noul", instructions: "Does the customer ask for money back?" },
-        topic: { type: "choice", instructions: "Topic?", criteria: { billing: "Billing", shipping: "Shipping", other: "Other" } },
-        mood: { type: "score", instructions: "How upset is the customer?", criteria: ["calm", "annoyed", "angry", "furious"] },
-      },
-    });
     // Both arrive in one event-loop turn: the first is admitted and holds its 1 + 3 + 4 pairs while
     // the second asks for 8 more, over the key's 10.
     const answers = await sameTurn(small.url, [1, 2].map(() => rawPost("/v1/systemone", small.key, mixed)));
@@ -251,6 +253,25 @@ describe("model work in flight per key", () => {
     const refused = JSON.parse(answers.find((a) => a?.status === 429)!.body.toString());
     assert.equal(refused.error.limit, "concurrency");
     assert.match(refused.error.message, /^This key already has 8 question-option pairs in flight or waiting, and this request adds 8; at most 10 are allowed at once\. Retry in \d+ s\.$/);
+  });
+
+  test("server-wide pairs in flight: a request refused 503 gives its place in the minute window back", async () => {
+    await awayFromMinuteEdge();
+    const keys: string[] = [];
+    for (const name of ["one-a-minute-1", "one-a-minute-2"]) {
+      const r = await cli(["keys", "create", "--name", name, "--per-minute", "1"], { SVC_DATA_DIR: small.dataDir });
+      assert.equal(r.code, 0, r.stderr);
+      keys.push(r.stdout.trim().split("\n").pop()!);
+    }
+    // Two keys, 8 pairs each, in one turn: the server holds at most 10, so one is refused with 503.
+    const answers = await sameTurn(small.url, keys.map((k) => rawPost("/v1/systemone", k, mixed)));
+    assert.deepEqual(answers.map((a) => a?.status).sort(), [200, 503]);
+    const at = answers.findIndex((a) => a?.status === 503);
+    assert.equal(JSON.parse(answers[at]!.body.toString()).error.type, "service_unavailable_error");
+    // Its one request of the minute was given back; the other key has used its own.
+    const again = await Promise.all(keys.map((k) => post({ url: small.url, key: k }, "/v1/systemone", JSON.parse(mixed))));
+    assert.equal(again[at].status, 200);
+    assert.equal(again[1 - at].status, 429);
   });
 });
 

@@ -30,6 +30,8 @@ export const MODULES = {
     "operator:metrics|SVC_LOG=json",
     "hardening:past the grace period",
     "accounts:quota|in flight|client left|restart|places|record",
+    // The stores that answer with promises (PostgreSQL, Redis): reservations and settles awaited, refunds on 503.
+    "scale",
   ],
 };
 
