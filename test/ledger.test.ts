@@ -38,6 +38,28 @@ async function outcomes(ps: Promise<void>[]): Promise<string[]> {
   return (await Promise.allSettled(ps)).map((s) => (s.status === "fulfilled" ? "ok" : String((s.reason as Error).message)));
 }
 
+/**
+ * Runs `body` as an ES module in its own node process, after a line that imports openSqliteStore;
+ * resolves with its exit code and everything it printed (it must end within 15 s).
+ */
+async function runScript(name: string, body: string): Promise<{ code: number | null; out: string }> {
+  const scriptFile = join(tempDir(), name);
+  const store = pathToFileURL(join(ROOT, "dist", "src", "accounts", "sqlite-store.js")).href;
+  writeFileSync(scriptFile, `const { openSqliteStore } = await import(${JSON.stringify(store)});\n${body}`);
+  const child = spawn(process.execPath, [scriptFile], { stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.on("data", (d) => (out += d));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`still running after 15 s: ${out}`)), 15_000);
+    child.on("exit", (c) => {
+      clearTimeout(timer);
+      resolve(c);
+    });
+  });
+  return { code, out };
+}
+
 describe("usage ledger (its own thread, real SQLite file)", () => {
   test("every record handed over before close() is committed, over many turns", async () => {
     const file = join(tempDir(), "svc.sqlite");
@@ -70,25 +92,13 @@ describe("usage ledger (its own thread, real SQLite file)", () => {
   test("an idle ledger does not keep the process alive, started at once or by a record", async () => {
     const file = join(tempDir(), "svc.sqlite");
     const other = join(tempDir(), "svc.sqlite");
-    const script = `
-      const { openSqliteStore } = await import(${JSON.stringify(pathToFileURL(join(ROOT, "dist", "src", "accounts", "sqlite-store.js")).href)});
-      openSqliteStore(${JSON.stringify(other)}, { startLedger: true });
+    const { code, out } = await runScript(
+      "record-once.mjs",
+      `openSqliteStore(${JSON.stringify(other)}, { startLedger: true });
       const store = openSqliteStore(${JSON.stringify(file)});
       await store.recordUsage({ requestId: "req_x", keyId: "k", endpoint: "/v1/decide", model: "m", inputTokens: 3, at: 0 });
-      console.log("recorded");`;
-    const scriptFile = join(tempDir(), "record-once.mjs");
-    writeFileSync(scriptFile, script);
-    const child = spawn(process.execPath, [scriptFile], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (out += d));
-    const code = await new Promise<number | null>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`still running after 15 s: ${out}`)), 15_000);
-      child.on("exit", (c) => {
-        clearTimeout(timer);
-        resolve(c);
-      });
-    });
+      console.log("recorded");`,
+    );
     assert.equal(code, 0, out);
     assert.equal(out, "recorded\n");
     assert.equal(rows(file).n, 1);
@@ -188,22 +198,16 @@ describe("usage ledger (its own thread, real SQLite file)", () => {
 
   test("close() holds the process open until the worker has committed and closed the file", async () => {
     const file = join(tempDir(), "svc.sqlite");
-    const script = `
-      const { openSqliteStore } = await import(${JSON.stringify(pathToFileURL(join(ROOT, "dist", "src", "accounts", "sqlite-store.js")).href)});
-      const store = openSqliteStore(${JSON.stringify(file)});
+    const { code, out } = await runScript(
+      "close-with-record.mjs",
+      `const store = openSqliteStore(${JSON.stringify(file)});
       const rec = (id) => ({ requestId: id, keyId: "k", endpoint: "/v1/decide", model: "m", inputTokens: 3, at: 0 });
       await store.recordUsage(rec("req_1"));
       const late = store.recordUsage(rec("req_2"));
       await store.close();
       await late;
-      console.log("closed");`;
-    const scriptFile = join(tempDir(), "close-with-record.mjs");
-    writeFileSync(scriptFile, script);
-    const child = spawn(process.execPath, [scriptFile], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (out += d));
-    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+      console.log("closed");`,
+    );
     assert.equal(code, 0, out);
     assert.equal(out, "closed\n");
     assert.deepEqual(rows(file).ids, ["req_1", "req_2"]);
