@@ -194,7 +194,6 @@ def main():
         return loss / n, right / n
 
     print(json.dumps({"step": 0, "held_loss_acc": evaluate()}), flush=True)
-    t0 = time.time()
     seen = 0
     running = None
     model.train()

@@ -9,7 +9,7 @@
  * report.
  */
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 
 /**
@@ -60,12 +60,17 @@ function run() {
 }
 
 /**
- * Stryker's score per module, from every JSON report in reports/mutation/ (one per run): killed (and
- * timed out) over killed, timed out, survived and not covered; invalid mutants left out.
+ * Stryker's score per module, from every JSON report in reports/mutation/ (one per run; a module in
+ * several takes the newest): killed (and timed out) over killed, timed out, survived and not covered;
+ * invalid mutants left out.
  */
 function report(dir = "reports/mutation") {
   const files = {};
-  for (const f of readdirSync(dir).filter((f) => f.endsWith(".json"))) Object.assign(files, JSON.parse(readFileSync(`${dir}/${f}`, "utf8")).files);
+  const reports = readdirSync(dir)
+    .filter((f) => f.endsWith(".json"))
+    .map((f) => `${dir}/${f}`)
+    .sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs);
+  for (const f of reports) Object.assign(files, JSON.parse(readFileSync(f, "utf8")).files);
   const rows = [];
   for (const [name, { mutants }] of Object.entries(files)) {
     const count = (...statuses) => mutants.filter((m) => statuses.includes(m.status)).length;

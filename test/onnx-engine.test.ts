@@ -338,8 +338,7 @@ describe("a crashed inference worker, seen over HTTP", () => {
   const s = { url: "", key: "" };
   const none = { perMinute: null, perDay: null, monthlyTokens: null };
   /** The engine's current worker thread (a real one: terminating it is what an abort inside ONNX Runtime does). */
-  const worker = (): { terminate(): Promise<number>; once(event: "message", fn: () => void): void } =>
-    (engine as unknown as { loaded: { worker: { terminate(): Promise<number>; once(event: "message", fn: () => void): void } } }).loaded.worker;
+  const worker = (): { terminate(): Promise<number> } => (engine as unknown as { loaded: { worker: { terminate(): Promise<number> } } }).loaded.worker;
   /** Waits until the replacement worker answers. */
   async function answeredAgain(body: object): Promise<Awaited<ReturnType<typeof post>>> {
     let r = await post(s, "/v1/systemone", body);

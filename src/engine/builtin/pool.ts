@@ -36,7 +36,6 @@ export const STUDENT_MAX_TOKENS = 256;
  */
 export type Encoder = { kind: "teacher" } | { kind: "student"; dir: string } | { kind: "cross"; file: string };
 
-
 /** Sent to a worker as its workerData. */
 export interface WorkerSetup {
   encoder: Encoder;
