@@ -22,8 +22,9 @@ throughput are printed at the end and recorded in models/builtin/cross/SOURCE.md
 """
 
 import argparse
+import contextlib
 import json
-import math
+import lzma
 import os
 import random
 import sys
@@ -41,7 +42,7 @@ MAX_CANDIDATES = 6
 
 def load(path, weight):
     out = []
-    with open(path, encoding="utf8") as f:
+    with (lzma.open(path, "rt", encoding="utf8") if path.endswith(".xz") else open(path, encoding="utf8")) as f:
         for line in f:
             if line.strip():
                 e = json.loads(line)
@@ -51,8 +52,8 @@ def load(path, weight):
 
 
 def targets(example, rows):
-    """Target distribution over the kept rows."""
-    n = len(rows)
+    """Target distribution over the kept rows (a noul of one row: over [its logit, 0])."""
+    n = max(2, len(rows)) if example["type"] == "noul" else len(rows)
     t = [0.0] * n
     gold = example["label"]
     if example["type"] != "score" or n < 3:
@@ -72,8 +73,8 @@ def prepare(example, rng):
         others = [i for i in keep if i != example["label"]]
         keep = sorted([example["label"]] + rng.sample(others, MAX_CANDIDATES - 1))
     kept = [rows[i][:CROSS_MAX_TOKENS] for i in keep]
-    label = keep.index(example["label"])
-    return kept, targets(dict(example, label=label), kept), example["weight"]
+    label = keep.index(example["label"]) if len(rows) > 1 else example["label"]
+    return kept, targets(dict(example, label=label), kept), example["weight"], example["type"], example.get("lang", "en")
 
 
 def batches(examples, rows_per_batch, rng):
@@ -92,7 +93,9 @@ def batches(examples, rows_per_batch, rng):
     return out
 
 
-def tensors(batch):
+def tensors(batch, device):
+    """Token ids and mask of every row of a batch, and per example the indices of its candidates'
+    logits: a row's index, `zero` (the fixed 0 a one-row noul is compared with) or `pad`."""
     rows = [r for e in batch for r in e[0]]
     width = max(len(r) for r in rows)
     ids = torch.zeros(len(rows), width, dtype=torch.long)
@@ -100,20 +103,28 @@ def tensors(batch):
     for i, r in enumerate(rows):
         ids[i, : len(r)] = torch.tensor(r)
         mask[i, : len(r)] = 1
-    return ids, mask
+    zero, pad = len(rows), len(rows) + 1
+    width_c = max(len(e[1]) for e in batch)
+    index = torch.full((len(batch), width_c), pad, dtype=torch.long)
+    target = torch.zeros(len(batch), width_c)
+    at = 0
+    for j, (r, t, _w, _type, _lang) in enumerate(batch):
+        index[j, : len(r)] = torch.arange(at, at + len(r))
+        if len(t) > len(r):
+            index[j, len(r)] = zero
+        target[j, : len(t)] = torch.tensor(t)
+        at += len(r)
+    weight = torch.tensor([e[2] for e in batch])
+    return ids.to(device), mask.to(device), index.to(device), target.to(device), weight.to(device)
 
 
-def loss_of(logits, batch):
-    total, at, correct = 0.0, 0, 0
-    weights = 0.0
-    for rows, target, weight in batch:
-        n = len(rows)
-        lp = torch.log_softmax(logits[at : at + n], 0)
-        total = total - weight * (torch.tensor(target) * lp).sum()
-        weights += weight
-        correct += int(int(lp.argmax()) == max(range(n), key=lambda i: target[i]))
-        at += n
-    return total / weights, correct
+def loss_of(logits, index, target, weight):
+    """Weighted cross-entropy of every example's softmax over its candidates, and which were right."""
+    ext = torch.cat([logits.float(), logits.new_tensor([0.0, -1e4], dtype=torch.float32)])
+    lp = torch.log_softmax(ext[index], 1)
+    per = -(target * lp).sum(1)
+    right = lp.argmax(1) == target.argmax(1)
+    return (weight * per).sum() / weight.sum(), right
 
 
 def main():
@@ -127,13 +138,17 @@ def main():
     p.add_argument("--lr", type=float, default=1e-4)
     p.add_argument("--minutes", type=float, default=60)
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu", help="cpu (the default without a GPU) or cuda")
     p.add_argument("--out", default="training/build/cross.pt")
     p.add_argument("--init", help="start from a checkpoint of an earlier run (.pt) or the committed float graph (.onnx) instead of the package's weights")
     p.add_argument("--seed", type=int, default=SEED, help="order of examples and batches (another seed continues on other examples)")
+    p.add_argument("--watch", help="tokenized fit half of eval/dev (tokenize-decisions.js --split fit): scored every --watch-every steps; the best-scoring weights are what --out keeps")
+    p.add_argument("--watch-every", type=int, default=500)
     a = p.parse_args()
     torch.manual_seed(a.seed)
     rng = random.Random(a.seed)
     torch.set_num_threads(a.threads)
+    device = torch.device(a.device)
 
     public = load(a.public, 1.0)
     rng.shuffle(public)
@@ -164,11 +179,12 @@ def main():
             plan = plan[: i + 1]
             break
     steps = len(plan)
-    print(json.dumps({"examples": len(train), "rows_per_pass": rows_per_pass, "planned_rows": done_rows, "steps": steps}), flush=True)
+    print(json.dumps({"examples": len(train), "rows_per_pass": rows_per_pass, "planned_rows": done_rows, "steps": steps, "device": str(device)}), flush=True)
 
     model = cross_model()
     if a.init:
         load_cross(model, a.init)
+    model.to(device)
     head_params = list(model.score.parameters())
     body = [q for n, q in model.named_parameters() if not n.startswith("score.")]
     opt = torch.optim.AdamW([{"params": body, "lr": a.lr}, {"params": head_params, "lr": a.lr * 10}], weight_decay=0.01)
@@ -178,47 +194,69 @@ def main():
     # slow or busy machine still ends at a low rate instead of stopping mid-schedule.
     progress = lambda s: max(s / steps, (time.time() - t0) / (a.minutes * 60))  # noqa: E731
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warm) * max(0.02, 1 - progress(s)))
-    held_batches = batches([prepare(e, rng) for e in held], 64, random.Random(1))
+    # bfloat16 matrix products on a GPU; float32 on the CPU (where the published runs were made).
+    autocast = torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda" else contextlib.nullcontext()
 
-    def evaluate():
+    def forward(b):
+        ids, mask, index, target, weight = tensors(b, device)
+        with autocast:
+            logits = model(ids, mask)
+        return loss_of(logits, index, target, weight)
+
+    def evaluate(sets):
         model.eval()
-        right = n = 0
         loss = 0.0
+        right, count = {}, {}
         with torch.no_grad():
-            for b in held_batches:
-                l, c = loss_of(model(*tensors(b)), b)
+            for b in sets:
+                l, r = forward(b)
                 loss += float(l) * len(b)
-                right += c
-                n += len(b)
+                for e, ok in zip(b, r.tolist()):
+                    for key in ("all", e[3], e[4]):
+                        right[key] = right.get(key, 0) + int(ok)
+                        count[key] = count.get(key, 0) + 1
         model.train()
-        return loss / n, right / n
+        return {"loss": round(loss / count["all"], 4), **{k: round(right[k] / count[k], 4) for k in sorted(count)}}
 
-    print(json.dumps({"step": 0, "held_loss_acc": evaluate()}), flush=True)
+    held_batches = batches([prepare(e, rng) for e in held], 64, random.Random(1))
+    watch = batches([prepare(e, random.Random(1)) for e in load(a.watch, 1.0)], 64, random.Random(1)) if a.watch else None
+    best = None
+
+    def checkpoint(step):
+        nonlocal best
+        report = {"step": step, "held": evaluate(held_batches)}
+        if watch is not None:
+            report["watch"] = evaluate(watch)
+        if watch is None or best is None or report["watch"]["all"] > best:
+            best = report["watch"]["all"] if watch is not None else None
+            torch.save({k: v.detach().cpu() for k, v in model.state_dict().items()}, a.out)
+            report["saved"] = a.out
+        print(json.dumps(report), flush=True)
+
+    checkpoint(0)
     seen = 0
     running = None
     model.train()
     for step, b in enumerate(plan):
-        ids, mask = tensors(b)
-        loss, _ = loss_of(model(ids, mask), b)
+        loss, _ = forward(b)
         opt.zero_grad()
         loss.backward()
         nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         sched.step()
-        seen += ids.shape[0]
+        seen += sum(len(e[0]) for e in b)
         running = float(loss) if running is None else 0.98 * running + 0.02 * float(loss)
         elapsed = time.time() - t0
         if step % 100 == 0 or step == steps - 1:
             print(json.dumps({"step": step, "loss": round(running, 4), "rows": seen, "rows_per_s": round(seen / max(elapsed, 1e-9), 1), "minutes": round(elapsed / 60, 1)}), flush=True)
-        if step % 500 == 499:
-            torch.save(model.state_dict(), a.out)
-            print(json.dumps({"step": step, "held_loss_acc": evaluate(), "saved": a.out}), flush=True)
+        if step % a.watch_every == a.watch_every - 1:
+            checkpoint(step)
         if elapsed > a.minutes * 60:
             print(json.dumps({"stopped_early_at_step": step, "of": steps}), flush=True)
             break
-    torch.save(model.state_dict(), a.out)
+    checkpoint(step)
     print(json.dumps({"done": True, "steps": step + 1, "rows": seen, "minutes": round((time.time() - t0) / 60, 1),
-                      "rows_per_s": round(seen / (time.time() - t0), 1), "held_loss_acc": evaluate()}), flush=True)
+                      "rows_per_s": round(seen / (time.time() - t0), 1), "best_watch": best}), flush=True)
 
 
 if __name__ == "__main__":
