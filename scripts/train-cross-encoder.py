@@ -132,6 +132,8 @@ def main():
     p.add_argument("--public", default="training/build/public.tok.jsonl")
     p.add_argument("--authored", default="training/build/authored.tok.jsonl")
     p.add_argument("--authored-repeat", type=int, default=2)
+    p.add_argument("--written", default="training/build/written.tok.jsonl", help="the hand-written examples (training/authored/written)")
+    p.add_argument("--written-repeat", type=int, default=4)
     p.add_argument("--nli-cap", type=int, default=8000, help="most English NLI examples (Portuguese: half)")
     p.add_argument("--rows", type=int, default=120000, help="sequences to train on (sets the schedule)")
     p.add_argument("--rows-per-batch", type=int, default=48)
@@ -144,6 +146,8 @@ def main():
     p.add_argument("--seed", type=int, default=SEED, help="order of examples and batches (another seed continues on other examples)")
     p.add_argument("--watch", help="tokenized fit half of eval/dev (tokenize-decisions.js --split fit): scored every --watch-every steps; the best-scoring weights are what --out keeps")
     p.add_argument("--watch-every", type=int, default=500)
+    p.add_argument("--nli-balance", action="store_true", help="as many NLI yes as no answers (the sets have about two no for each yes)")
+    p.add_argument("--freeze-embeddings", action="store_true", help="keep the package's token embeddings as they are")
     a = p.parse_args()
     torch.manual_seed(a.seed)
     rng = random.Random(a.seed)
@@ -158,15 +162,24 @@ def main():
     data = []
     for e in public:
         source = e["id"].rsplit("-", 1)[0]
+        cap = caps.get(source, len(public))
+        if a.nli_balance and source.startswith("nli-") and e["type"] == "noul":
+            source, cap = (source, e["label"]), cap // 2
         kept[source] = kept.get(source, 0) + 1
-        if kept[source] <= caps.get(source, len(public)):
+        if kept[source] <= cap:
             data.append(e)
-    if os.path.exists(a.authored):
-        # The project's own examples are closest to real requests: each is seen `authored_repeat` times per pass.
-        data += load(a.authored, 1.0) * a.authored_repeat
+    # The project's own examples are closest to real requests: seen `authored_repeat` times per pass;
+    # the hand-written ones, the most varied of all, `written_repeat` times.
+    repeat = {}
+    for path, times in ((a.authored, a.authored_repeat), (a.written, a.written_repeat)):
+        if path and os.path.exists(path):
+            for e in load(path, 1.0):
+                repeat[e["id"]] = times
+                data.append(e)
     rng.shuffle(data)
+    # Held out before repeating, so no copy of a held example is trained on.
     held = data[:600]
-    train = data[600:]
+    train = [e for e in data[600:] for _ in range(repeat.get(e["id"], 1))]
     prepared = [prepare(e, rng) for e in train]
     rows_per_pass = sum(len(e[0]) for e in prepared)
     plan = []
@@ -178,15 +191,17 @@ def main():
         if done_rows >= a.rows:
             plan = plan[: i + 1]
             break
-    steps = len(plan)
+    steps = max(1, len(plan))
     print(json.dumps({"examples": len(train), "rows_per_pass": rows_per_pass, "planned_rows": done_rows, "steps": steps, "device": str(device)}), flush=True)
 
     model = cross_model()
     if a.init:
         load_cross(model, a.init)
     model.to(device)
+    if a.freeze_embeddings:
+        model.encoder.embedding.weight.requires_grad_(False)
     head_params = list(model.score.parameters())
-    body = [q for n, q in model.named_parameters() if not n.startswith("score.")]
+    body = [q for n, q in model.named_parameters() if not n.startswith("score.") and q.requires_grad]
     opt = torch.optim.AdamW([{"params": body, "lr": a.lr}, {"params": head_params, "lr": a.lr * 10}], weight_decay=0.01)
     warm = max(1, steps // 20)
     t0 = time.time()
@@ -234,6 +249,8 @@ def main():
         print(json.dumps(report), flush=True)
 
     checkpoint(0)
+    if a.rows == 0:
+        return
     seen = 0
     running = None
     model.train()
@@ -255,6 +272,8 @@ def main():
             print(json.dumps({"stopped_early_at_step": step, "of": steps}), flush=True)
             break
     checkpoint(step)
+    # The last weights too (--out keeps the best watched): runs of several seeds can be averaged.
+    torch.save({k: v.detach().cpu() for k, v in model.state_dict().items()}, a.out + ".last")
     print(json.dumps({"done": True, "steps": step + 1, "rows": seen, "minutes": round((time.time() - t0) / 60, 1),
                       "rows_per_s": round(seen / (time.time() - t0), 1), "best_watch": best}), flush=True)
 

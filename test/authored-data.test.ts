@@ -3,9 +3,9 @@ import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-// The project-authored training examples (training/authored, written by
-// scripts/author-decision-examples.py) must be valid and kept strictly apart from eval/dev:
-// no shared texts, no near-duplicate states, no shared question phrasings.
+// The project-authored training examples (training/authored: examples.jsonl composed by
+// scripts/author-decision-examples.py, and written/*.jsonl written one by one) must be valid and
+// kept strictly apart from eval/dev: no shared texts, no near-duplicate states, no shared question phrasings.
 
 const root = (p: string) => fileURLToPath(new URL(`../../${p}`, import.meta.url));
 
@@ -26,7 +26,14 @@ const readJsonl = (file: string): Example[] =>
     .filter((l) => l.trim() !== "")
     .map((l) => JSON.parse(l) as Example);
 
-const authored = readJsonl(root("training/authored/examples.jsonl"));
+const writtenDir = root("training/authored/written");
+const authored = [
+  ...readJsonl(root("training/authored/examples.jsonl")),
+  ...readdirSync(writtenDir)
+    .filter((f) => f.endsWith(".jsonl"))
+    .sort()
+    .flatMap((f) => readJsonl(`${writtenDir}/${f}`)),
+];
 const evalDir = root("eval/dev");
 const evalSet = readdirSync(evalDir)
   .filter((f) => f.endsWith(".jsonl"))
