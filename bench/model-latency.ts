@@ -7,7 +7,7 @@
  * Each path is measured in its own child process, one after the other in the same run, and reported
  * side by side: the English bi-encoder on the package's tfjs graph on wasm (the oldest path) and on
  * the project's ONNX graph (float32, and int8 when that file exists), then the cross-encoder
- * (models/builtin/cross, float32 and int8), which answers English requests by default.
+ * (models/builtin/cross, float32 and int8), which reads choice questions by default.
  *
  *   npm run bench:model [-- --reps 40] [-- --paths tfjs,onnx,int8,cross,cross-int8]
  */

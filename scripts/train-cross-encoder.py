@@ -23,6 +23,7 @@ throughput are printed at the end and recorded in models/builtin/cross/SOURCE.md
 
 import argparse
 import contextlib
+import copy
 import json
 import lzma
 import os
@@ -146,7 +147,10 @@ def main():
     p.add_argument("--seed", type=int, default=SEED, help="order of examples and batches (another seed continues on other examples)")
     p.add_argument("--watch", help="tokenized fit half of eval/dev (tokenize-decisions.js --split fit): scored every --watch-every steps; the best-scoring weights are what --out keeps")
     p.add_argument("--watch-every", type=int, default=500)
+    p.add_argument("--watch-key", default="all", help="what picks the best checkpoint: all, or a type or language of the watched set")
     p.add_argument("--nli-balance", action="store_true", help="as many NLI yes as no answers (the sets have about two no for each yes)")
+    p.add_argument("--types", default="noul,choice,score", help="question types to train on (comma-separated)")
+    p.add_argument("--extra-layers", type=int, default=0, help="layers added on top, each a copy of the package's last layer (a deeper model)")
     p.add_argument("--freeze-embeddings", action="store_true", help="keep the package's token embeddings as they are")
     a = p.parse_args()
     torch.manual_seed(a.seed)
@@ -176,6 +180,8 @@ def main():
             for e in load(path, 1.0):
                 repeat[e["id"]] = times
                 data.append(e)
+    types = set(a.types.split(","))
+    data = [e for e in data if e["type"] in types]
     rng.shuffle(data)
     # Held out before repeating, so no copy of a held example is trained on.
     held = data[:600]
@@ -195,6 +201,8 @@ def main():
     print(json.dumps({"examples": len(train), "rows_per_pass": rows_per_pass, "planned_rows": done_rows, "steps": steps, "device": str(device)}), flush=True)
 
     model = cross_model()
+    for _ in range(a.extra_layers):
+        model.encoder.layers.append(copy.deepcopy(model.encoder.layers[-1]))
     if a.init:
         load_cross(model, a.init)
     model.to(device)
@@ -242,8 +250,8 @@ def main():
         report = {"step": step, "held": evaluate(held_batches)}
         if watch is not None:
             report["watch"] = evaluate(watch)
-        if watch is None or best is None or report["watch"]["all"] > best:
-            best = report["watch"]["all"] if watch is not None else None
+        if watch is None or best is None or report["watch"][a.watch_key] > best:
+            best = report["watch"][a.watch_key] if watch is not None else None
             torch.save({k: v.detach().cpu() for k, v in model.state_dict().items()}, a.out)
             report["saved"] = a.out
         print(json.dumps(report), flush=True)

@@ -111,47 +111,84 @@ test("the order of options never changes an answer (exact), with and without the
   }
 });
 
-test("a question with more than 32 options cross-encodes the bi-encoder's top 32; the rest get probability 0", async () => {
+test("a question with more than 6 options (cross.prefilter) cross-encodes the bi-encoder's top 6; the rest get probability 0", async () => {
+  assert.equal(engine.config.cross?.prefilter, 6);
   const options = Array.from({ length: 40 }, (_, i): [string, string | null] => [`o${String(i).padStart(2, "0")}`, i === 7 ? "A refund of a double charge" : `Topic ${i}: gardening tools and seeds`]);
   const q = choice("x", "What does the customer want?", options);
   const raw = (await engine.run(engine.plan("I was charged twice, please refund one of the payments.", [q])))[0];
-  assert.equal(raw.filter((r) => Number.isFinite(r)).length, 32);
-  assert.equal(raw.filter((r) => r === Number.NEGATIVE_INFINITY).length, 8);
+  assert.equal(raw.filter((r) => Number.isFinite(r)).length, 6);
+  assert.equal(raw.filter((r) => r === Number.NEGATIVE_INFINITY).length, 34);
   assert.ok(Number.isFinite(raw[7]), "the option the bi-encoder ranks first is cross-encoded");
   const n = answerNumbers("choice", raw, q.options.map((o) => o.key), engine.calibration);
-  assert.equal(n.probabilities.filter((p) => p === 0).length, 8);
+  assert.equal(n.probabilities.filter((p) => p === 0).length, 34);
   assert.ok(Math.abs(n.probabilities.reduce((a, b) => a + b, 0) - 1) < 1e-12);
-  // 32 options or fewer: every one is cross-encoded.
-  const q32 = choice("y", "What does the customer want?", options.slice(0, 32));
-  const raw32 = (await engine.run(engine.plan("I was charged twice, please refund one of the payments.", [q32])))[0];
-  assert.equal(raw32.filter((r) => Number.isFinite(r)).length, 32);
+  // 6 options or fewer: every one is cross-encoded.
+  const q6 = choice("y", "What does the customer want?", options.slice(0, 6));
+  const raw6 = (await engine.run(engine.plan("I was charged twice, please refund one of the payments.", [q6])))[0];
+  assert.equal(raw6.filter((r) => Number.isFinite(r)).length, 6);
 });
 
-test("clear English decisions come out right", async () => {
+/** An engine built with SVC_BUILTIN_CROSS set to `value` (undefined: unset, model.json decides). */
+function engineWith(value: string | undefined): BuiltinEngine {
+  const saved = process.env.SVC_BUILTIN_CROSS;
+  try {
+    if (value === undefined) delete process.env.SVC_BUILTIN_CROSS;
+    else process.env.SVC_BUILTIN_CROSS = value;
+    return createBuiltinEngine({ workers: 1 });
+  } finally {
+    process.env.SVC_BUILTIN_CROSS = saved;
+  }
+}
+
+const REFUND = noul("Is the customer asking for a refund?");
+const TOPIC = choice("t", "What is this ticket about?", [
+  ["billing", "Payments, invoices, charges and refunds"],
+  ["account", "Login, password or profile"],
+  ["shipping", "Delivery of physical orders"],
+]);
+
+test("clear English decisions come out right by default (choice cross-encoded, yes/no by the bi-encoder)", async (t) => {
+  const byDefault = engineWith(undefined);
+  t.after(() => byDefault.close());
   const cases: [string, Question, string | boolean][] = [
-    ["Hi, please give me my money back for the broken blender, I don't want a replacement.", noul("Is the customer asking for a refund?"), true],
-    ["Thanks, the replacement arrived today and works perfectly.", noul("Is the customer asking for a refund?"), false],
-    [
-      "My password reset email never arrives and I cannot log in.",
-      choice("t", "What is this ticket about?", [
-        ["billing", "Payments, invoices, charges and refunds"],
-        ["account", "Login, password or profile"],
-        ["shipping", "Delivery of physical orders"],
-      ]),
-      "account",
-    ],
+    ["Hi, please give me my money back for the broken blender, I don't want a replacement.", REFUND, true],
+    ["Just wanted to say the new blender works great, thanks a lot!", REFUND, false],
+    ["My password reset email never arrives and I cannot log in.", TOPIC, "account"],
+    ["The parcel was due on Monday and it still has not been delivered.", TOPIC, "shipping"],
+    ["You charged my card twice for the same invoice.", TOPIC, "billing"],
   ];
   for (const [state, q, want] of cases) {
-    const raw = (await engine.run(engine.plan(state, [q])))[0];
-    const n = answerNumbers(q.kind, raw, q.options.map((o) => o.key), engine.calibration);
+    const raw = (await byDefault.run(byDefault.plan(state, [q])))[0];
+    const n = answerNumbers(q.kind, raw, q.options.map((o) => o.key), byDefault.calibration);
     const got = q.kind === "noul" ? n.best === 1 : q.options[n.best].key;
     assert.equal(got, want, `${state} -> ${JSON.stringify(n.probabilities)}`);
   }
 });
 
+test("one request, two readers: its choice gets the cross-encoder's answer, its yes/no the bi-encoder's, exactly", async (t) => {
+  const byDefault = engineWith(undefined);
+  const off = engineWith("off");
+  t.after(() => Promise.all([byDefault.close(), off.close()]));
+  for (const state of ["I was charged twice for March, please refund one payment.", "Me cobraron dos veces en marzo, por favor devuélvanme un pago."]) {
+    const plan = byDefault.plan(state, [TOPIC, REFUND]);
+    assert.equal(byDefault.encoderOf(plan, 0), "cross");
+    assert.equal(byDefault.encoderOf(plan, 1), off.encoderOf(off.plan(state, [REFUND])));
+    const [choiceRaw, noulRaw] = await byDefault.run(plan);
+    const mixed = [answerNumbers("choice", choiceRaw, TOPIC.options.map((o) => o.key), byDefault.calibration), answerNumbers("noul", noulRaw, [], byDefault.calibration)];
+    // Alone: the choice read by the cross-encoder with its own calibration, the yes/no by the bi-encoders without it.
+    const [crossRaw] = await engine.run(engine.plan(state, [TOPIC]));
+    const [biRaw] = await off.run(off.plan(state, [REFUND]));
+    const alone = [answerNumbers("choice", crossRaw, TOPIC.options.map((o) => o.key), engine.calibration), answerNumbers("noul", biRaw, [], off.calibration)];
+    for (let k = 0; k < 2; k++) {
+      assert.equal(mixed[k].best, alone[k].best, state);
+      mixed[k].probabilities.forEach((p, i) => assert.ok(Math.abs(p - alone[k].probabilities[i]) < 1e-9, `${state}: ${p} vs ${alone[k].probabilities[i]}`));
+    }
+  }
+});
+
 let svc: Service;
-test("over HTTP: a choice is answered by the cross-encoder, 45 options too, with probability 0 past the top 32", async (t) => {
-  svc = await startService({ env: { SVC_BUILTIN_CROSS: "on" } });
+test("over HTTP, by default: a choice is answered by the cross-encoder, 45 options too, with probability 0 past the top 6", async (t) => {
+  svc = await startService({ env: { SVC_BUILTIN_CROSS: "" } });
   t.after(() => svc.stop());
   const options = Object.fromEntries(Array.from({ length: 45 }, (_, i) => [`k${i}`, i === 3 ? "Refund a double charge" : `Gardening topic ${i}`]));
   const res = await fetch(`${svc.url}/v1/systemone`, {
@@ -163,30 +200,31 @@ test("over HTTP: a choice is answered by the cross-encoder, 45 options too, with
   const body = (await res.json()) as { answers: Record<string, { choice: string; probabilities: Record<string, number> }> };
   const probs = Object.values(body.answers.want.probabilities);
   assert.equal(probs.length, 45);
-  assert.equal(probs.filter((p) => p === 0).length, 13);
+  assert.equal(probs.filter((p) => p === 0).length, 39);
   assert.equal(body.answers.want.choice, "k3");
 });
 
-test("SVC_BUILTIN_CROSS: unset follows model.json's cross.languages, off leaves the cross-encoder out, a bad value is refused", async () => {
-  const q = noul("Is the customer asking for a refund?");
+test("SVC_BUILTIN_CROSS: unset follows model.json's cross.languages and cross.types, on reads every language and type, off leaves the cross-encoder out, a bad value is refused", async () => {
   const english = "Please give me my money back.";
   const spanish = "Por favor, devuélvanme el dinero.";
-  const saved = process.env.SVC_BUILTIN_CROSS;
-  try {
-    delete process.env.SVC_BUILTIN_CROSS;
-    const byDefault = createBuiltinEngine({ workers: 1 });
-    const languages = byDefault.config.cross?.languages ?? [];
-    assert.equal(byDefault.encoderOf(byDefault.plan(english, [q])), languages.includes("en") ? "cross" : "teacher");
-    assert.equal(byDefault.encoderOf(byDefault.plan(spanish, [q])), languages.includes("es") ? "cross" : "student");
-    await byDefault.close();
-    process.env.SVC_BUILTIN_CROSS = "off";
-    const off = createBuiltinEngine({ workers: 1 });
-    assert.equal(off.encoderOf(off.plan(english, [q])), "teacher");
-    assert.equal(off.info.backend, "builtin-use-lite+multilingual");
-    await off.close();
-    process.env.SVC_BUILTIN_CROSS = "yes";
-    assert.throws(() => createBuiltinEngine({ workers: 1 }), /SVC_BUILTIN_CROSS must be on, off or int8, not "yes"/);
-  } finally {
-    process.env.SVC_BUILTIN_CROSS = saved;
+  const byDefault = engineWith(undefined);
+  const cross = byDefault.config.cross;
+  assert.deepEqual(cross?.languages, ["en", "es", "pt", "fr", "de"]);
+  assert.deepEqual(cross?.types, ["choice"]);
+  assert.equal(byDefault.info.backend, "builtin-use-lite+multilingual+cross");
+  assert.match(byDefault.info.description, /^Built-in models on CPU: choice questions are read by a cross-encoder/);
+  for (const [state, bi] of [[english, "teacher"], [spanish, "student"]] as const) {
+    const plan = byDefault.plan(state, [TOPIC, REFUND, { ...TOPIC, kind: "score", key: "s" }]);
+    assert.deepEqual([0, 1, 2].map((i) => byDefault.encoderOf(plan, i)), ["cross", bi, bi], state);
   }
+  await byDefault.close();
+  const on = engineWith("on");
+  assert.deepEqual([0, 1].map((i) => on.encoderOf(on.plan(spanish, [TOPIC, REFUND]), i)), ["cross", "cross"]);
+  assert.equal(on.info.backend, "builtin-cross-encoder");
+  await on.close();
+  const off = engineWith("off");
+  assert.equal(off.encoderOf(off.plan(english, [TOPIC])), "teacher");
+  assert.equal(off.info.backend, "builtin-use-lite+multilingual");
+  await off.close();
+  assert.throws(() => engineWith("yes"), /SVC_BUILTIN_CROSS must be on, off or int8, not "yes"/);
 });

@@ -42,7 +42,7 @@ export async function evalPublic(config: Config, args: Args, dir: string): Promi
   const sets = publicSets(dir, { perSet: flagInt(args, "per-set") ?? undefined, perIntent: flagInt(args, "per-intent") ?? undefined });
   const main = createEngine({ workers: config.workers, dataDir: config.dataDir });
   const columns: Column[] = [{ name: main.info.backend, engine: main }];
-  if (main instanceof BuiltinEngine && main.info.backend.startsWith("builtin-cross")) {
+  if (main instanceof BuiltinEngine && main.info.backend.includes("cross")) {
     columns.push({ name: "bi-encoder (no cross-encoder)", engine: new BuiltinEngine({ cross: false, workers: config.workers || undefined }) });
   }
   const results: Record<string, Record<string, { n: number; accuracy: number; ece: number }>> = {};

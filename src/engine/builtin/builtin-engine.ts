@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Question } from "../../questions/question.js";
+import type { Question, QuestionKind } from "../../questions/question.js";
 import { CancelledError, PLAN_PAIRS_PER_STEP, planNow, throwIfAborted, untilAborted, type Calibration, type PlanSteps, type Engine, type ModelInfo, type Plan, type QuestionPlan, type RawScores, type RunOptions } from "../engine.js";
 import { EmbedPool, sequenceKey, type Encoder, type Ticket } from "./pool.js";
 import { builtinTokenizer, type Tokenizer } from "./tokenizer.js";
@@ -33,11 +33,14 @@ export interface ModelConfig {
    */
   multilingual?: string;
   /**
-   * Teacher models only: the cross-encoder (models/builtin/cross), which then answers the requests
-   * whose every text reads as one of `languages` (the others go to `multilingual`). Choice and score questions with more than `prefilter` options are ranked by the bi-encoder first and only
-   * the top `prefilter` are cross-encoded; the rest get probability 0.
+   * Teacher models only: the cross-encoder (models/builtin/cross), which then answers the questions
+   * of one of `types` (default: every type) in the requests whose every text reads as one of
+   * `languages`; the other questions of such a request are read by the bi-encoder of its language
+   * (English, else `multilingual`). Choice and score questions with more than `prefilter` options
+   * are ranked by the bi-encoder first and only the top `prefilter` are cross-encoded; the rest get
+   * probability 0.
    */
-  cross?: { dir: string; file: string; languages: Language[]; prefilter: number };
+  cross?: { dir: string; file: string; languages: Language[]; types?: QuestionKind[]; prefilter: number };
   templates: {
     choiceQuestion: string;
     scoreQuestion: string;
@@ -92,10 +95,27 @@ export interface BuiltinEngineOptions {
 
 interface Work {
   pairs: PairWork[][];
-  /** The encoder, weights and calibration that read this plan. */
-  path: Path;
-  /** Cross-encoded plans: the bi-encoder that ranks the options of a question with too many. */
+  /** Per question: the encoder, weights and calibration that read it. */
+  paths: Path[];
+  /** The bi-encoder of the request's language: it reads what the cross-encoder does not, and ranks the options of a cross-encoded question with too many. */
   ranker: Path;
+}
+
+/** The one path that reads every question of a plan (run() splits a plan by path first). */
+function onePath(work: Work): Path {
+  const path = work.paths[0] ?? work.ranker;
+  if (work.paths.some((p) => p !== path)) throw new Error("a plan read by several paths must be split first");
+  return path;
+}
+
+/** The plan of some of a plan's questions (indices into it). */
+function subPlan(plan: Plan, at: number[]): Plan {
+  const work = plan.work as Work;
+  return {
+    questions: at.map((i) => plan.questions[i]),
+    inputTokens: 0,
+    work: { pairs: at.map((i) => work.pairs[i]), paths: at.map((i) => work.paths[i]), ranker: work.ranker } satisfies Work,
+  };
 }
 
 const EMPTY = new Int32Array(0);
@@ -169,6 +189,21 @@ const CROSS_ROUTED_INFO: ModelInfo = {
   languages: ["en", "es", "pt", "fr", "de"],
   maxPairTokens: MAX_PAIR_TOKENS,
 };
+const LANGUAGE_NAMES: Record<Language, string> = { en: "English", es: "Spanish", pt: "Portuguese", fr: "French", de: "German" };
+
+/** The cross-encoder reads some question types (of requests in its languages); the bi-encoders read the others. */
+function crossTypesInfo(types: readonly QuestionKind[], languages: readonly Language[]): ModelInfo {
+  const named = types.map((t) => (t === "noul" ? "yes/no" : t)).join(" and ");
+  const where = languages.length === LANGUAGES.length ? "" : ` of requests in ${languages.map((l) => LANGUAGE_NAMES[l]).join(", ")}`;
+  return {
+    backend: "builtin-use-lite+multilingual+cross",
+    description:
+      `Built-in models on CPU: ${named} questions${where} are read by a cross-encoder (Universal Sentence Encoder lite fine-tuned to read the state and each candidate answer as one sequence); ` +
+      "the other questions by bi-encoders: Universal Sentence Encoder lite (512-d) for English, its multilingual student for requests with Spanish, Portuguese, French or German text.",
+    languages: ["en", "es", "pt", "fr", "de"],
+    maxPairTokens: MAX_PAIR_TOKENS,
+  };
+}
 const ROUTED_INFO: ModelInfo = {
   backend: "builtin-use-lite+multilingual",
   description:
@@ -199,6 +234,8 @@ export class BuiltinEngine implements Engine {
   private readonly cross: Path | null;
   /** The languages the cross-encoder reads (see crossSetting). */
   private readonly crossLanguages: Language[];
+  /** The question types the cross-encoder reads (see crossSetting). */
+  private readonly crossTypes: QuestionKind[];
   private loading: Promise<void> | null = null;
 
   constructor(opts: BuiltinEngineOptions = {}) {
@@ -233,6 +270,7 @@ export class BuiltinEngine implements Engine {
     const setting = crossSetting();
     const cross = opts.encoder === undefined && opts.cross !== false && kind === "teacher" ? this.config.cross : undefined;
     this.crossLanguages = cross === undefined || setting === "off" ? [] : setting === "model.json" ? cross.languages : [...LANGUAGES];
+    this.crossTypes = setting === "model.json" ? (cross?.types ?? [...QUESTION_KINDS]) : [...QUESTION_KINDS];
     this.cross = null;
     if (cross && this.crossLanguages.length > 0) {
       const cdir = join(dir, cross.dir);
@@ -245,11 +283,13 @@ export class BuiltinEngine implements Engine {
         neutral: [],
       };
     }
-    // One calibration for the engine: that of the route most requests take; other routes map onto it.
-    this.calibration = this.cross?.calibration ?? mainCalibration;
-    const info = this.cross
-      ? this.crossLanguages.length < LANGUAGES.length && this.student ? CROSS_ROUTED_INFO : CROSS_INFO
-      : this.student ? ROUTED_INFO : kind === "student" ? STUDENT_INFO : TEACHER_INFO;
+    // One calibration for the engine: the cross-encoder's when it reads every type, else the
+    // bi-encoder's; other routes map onto it.
+    this.calibration = this.cross && this.crossTypes.length === QUESTION_KINDS.length ? this.cross.calibration : mainCalibration;
+    const info = !this.cross
+      ? this.student ? ROUTED_INFO : kind === "student" ? STUDENT_INFO : TEACHER_INFO
+      : this.crossTypes.length < QUESTION_KINDS.length ? crossTypesInfo(this.crossTypes, this.crossLanguages)
+      : this.crossLanguages.length < LANGUAGES.length && this.student ? CROSS_ROUTED_INFO : CROSS_INFO;
     this.info = { ...info };
   }
 
@@ -283,8 +323,9 @@ export class BuiltinEngine implements Engine {
 
   /**
    * The route of a request: the cross-encoder when every text of it (not the templates) reads as one
-   * of its languages; else the student when any reads as another language than English; else the
-   * English bi-encoder. Cross-encoded plans rank long option lists with the bi-encoder of the request's language.
+   * of its languages (for the questions of its types); else the student when any reads as another
+   * language than English; else the English bi-encoder. `ranker` is the bi-encoder of the request's
+   * language: it reads the questions the cross-encoder does not, and ranks long option lists.
    */
   private route(state: string, questions: Question[]): { path: Path; ranker: Path } {
     if (!this.student && !this.cross) return { path: this.main, ranker: this.main };
@@ -307,11 +348,10 @@ export class BuiltinEngine implements Engine {
 
   *planSteps(state: string, questions: Question[]): PlanSteps {
     const { path, ranker } = this.route(state, questions);
-    const t = path.config.templates;
     const head = this.tokenizer.encodeHead(state, MAX_PAIR_TOKENS);
     const stateIds = Int32Array.from(head.ids);
     const plans: QuestionPlan[] = [];
-    const work: Work = { pairs: [], path, ranker };
+    const work: Work = { pairs: [], paths: [], ranker };
     let inputTokens = 0;
     let step = 0;
     for (const q of questions) {
@@ -319,6 +359,8 @@ export class BuiltinEngine implements Engine {
         step = 0;
         yield;
       }
+      const reader = path.kind === "cross" && !this.crossTypes.includes(q.kind) ? ranker : path;
+      const t = reader.config.templates;
       let pairs: PairWork[];
       if (q.kind === "noul") {
         const question = q.text === null ? EMPTY : this.head(q.text);
@@ -344,6 +386,7 @@ export class BuiltinEngine implements Engine {
       step += pairs.length;
       plans.push({ question: q, pairTokens, stateCut: head.cut || pairs.some((p) => p.state.length < stateIds.length) });
       work.pairs.push(pairs);
+      work.paths.push(reader);
     }
     return { questions: plans, inputTokens, work };
   }
@@ -354,9 +397,9 @@ export class BuiltinEngine implements Engine {
     return plan.questions.map((qp, i) => crossRows(qp.question.kind, work.pairs[i], this.bare));
   }
 
-  /** Which encoder reads a plan. */
-  encoderOf(plan: Plan): Path["kind"] {
-    return (plan.work as Work).path.kind;
+  /** Which encoder reads a question of a plan (by index). */
+  encoderOf(plan: Plan, question = 0): Path["kind"] {
+    return (plan.work as Work).paths[question].kind;
   }
 
   /**
@@ -381,24 +424,36 @@ export class BuiltinEngine implements Engine {
     await this.load();
     throwIfAborted(opts.signal);
     const work = plan.work as Work;
-    const path = work.path;
-    const ticket = path.pool.ticket(opts.lane);
+    const ticket = work.ranker.pool.ticket(opts.lane);
     // A cross-encoded plan may also queue sequences in its ranker's pool.
+    const pools = new Set([work.ranker, ...work.paths].map((p) => p.pool));
     const cancel = (): void => {
-      path.pool.cancel(ticket);
-      if (work.ranker !== path) work.ranker.pool.cancel(ticket);
+      for (const pool of pools) pool.cancel(ticket);
     };
     opts.signal?.addEventListener("abort", cancel, { once: true });
     try {
-      if (path.kind === "cross") {
-        const raw = await untilAborted(this.crossScores(plan, ticket), opts.signal);
-        return raw.map((r, i) => this.onMainScale(path, plan.questions[i].question.kind, r));
-      }
-      const features = await untilAborted(this.features(plan, false, ticket), opts.signal);
-      return features.map((f) => this.onMainScale(path, f.kind, this.mix(f, path.config)));
+      return await untilAborted(this.scores(plan, ticket), opts.signal);
     } finally {
       opts.signal?.removeEventListener("abort", cancel);
     }
+  }
+
+  /** Raw scores of every question, each group of questions read by its path, all on the engine's scale. */
+  private async scores(plan: Plan, ticket: Ticket): Promise<RawScores> {
+    const work = plan.work as Work;
+    const out: number[][] = [];
+    const groups = [...new Set(work.paths)].map((path) => ({ path, at: work.paths.flatMap((p, i) => (p === path ? [i] : [])) }));
+    await Promise.all(
+      groups.map(async ({ path, at }) => {
+        const sub = groups.length === 1 ? plan : subPlan(plan, at);
+        const raw =
+          path.kind === "cross"
+            ? await this.crossScores(sub, ticket)
+            : (await this.features(sub, false, ticket)).map((f) => this.mix(f, path.config));
+        at.forEach((i, k) => (out[i] = this.onMainScale(path, plan.questions[i].question.kind, raw[k])));
+      }),
+    );
+    return out;
   }
 
   /**
@@ -472,7 +527,7 @@ export class BuiltinEngine implements Engine {
    * choice never depends on the order of the options).
    */
   private async prefilter(qp: QuestionPlan, pairs: PairWork[], ranker: Path, limit: number, ticket: Ticket): Promise<Set<number>> {
-    const sub: Plan = { questions: [qp], inputTokens: 0, work: { pairs: [pairs], path: ranker, ranker } satisfies Work };
+    const sub: Plan = { questions: [qp], inputTokens: 0, work: { pairs: [pairs], paths: [ranker], ranker } satisfies Work };
     const [f] = await this.features(sub, false, ticket);
     const raw = this.mix(f, ranker.config);
     const keys = qp.question.options.map((o) => o.key);
@@ -486,8 +541,9 @@ export class BuiltinEngine implements Engine {
    */
   async features(plan: Plan, all = false, ticket?: Ticket): Promise<QuestionFeatures[]> {
     const work = plan.work as Work;
-    const c = work.path.config;
-    const pool = work.path.pool;
+    const path = onePath(work);
+    const c = path.config;
+    const pool = path.pool;
     // A sequence asked for by many pairs of the request (the state, state + question) is embedded
     // and weighted once per request: 12,000 pairs would otherwise each allocate their own copy.
     const memo = new Map<string, Promise<Float64Array | null>>();
@@ -497,7 +553,7 @@ export class BuiltinEngine implements Engine {
       if (!v) memo.set(key, (v = this.embed(pool, ids, ticket)));
       return v;
     };
-    const neutral = work.path.neutral;
+    const neutral = path.neutral;
     const lambda = (kind: "choice" | "score" | "noul" | "questionOnly"): number => (neutral.length === 0 ? 0 : (c.neutral?.[kind] ?? 0));
     const need = (kind: "choice" | "score" | "noul"): Mix => {
       const w = kind === "noul" ? c.noul.sides : c[kind];
@@ -590,8 +646,9 @@ export class BuiltinEngine implements Engine {
 }
 
 /**
- * SVC_BUILTIN_CROSS: unset, the cross-encoder reads the languages model.json's `cross.languages`
- * lists (those where it measured better than the bi-encoders); "on" makes it read every language,
+ * SVC_BUILTIN_CROSS: unset, the cross-encoder reads the languages and question types model.json's
+ * `cross.languages` and `cross.types` list (those where it measured better than the bi-encoders);
+ * "on" makes it read every language and type,
  * "int8" too with its int8 file (faster; answers differ slightly); "off" leaves it out.
  */
 function crossSetting(): "model.json" | "on" | "off" | "int8" {
@@ -604,6 +661,7 @@ function crossSetting(): "model.json" | "on" | "off" | "int8" {
 /** The languages the built-in routes tell apart. */
 export type Language = "en" | "es" | "pt" | "fr" | "de";
 const LANGUAGES: readonly Language[] = ["en", "es", "pt", "fr", "de"];
+const QUESTION_KINDS: readonly QuestionKind[] = ["noul", "choice", "score"];
 
 /**
  * Function words that tell English from Spanish, Portuguese, French and German (words shared with
