@@ -54,7 +54,8 @@ async function main(): Promise<void> {
   const encoder = encoderFlag === "student" || encoderFlag === "teacher" ? encoderFlag : undefined;
   const langs = flag("langs", "all").split(",");
   const items = loadDataset(dataDir);
-  const engine = new BuiltinEngine({ modelDir, workers: Number(flag("workers", "2")), encoder });
+  // The weights tuned here are the bi-encoders': the cross-encoder stays out.
+  const engine = new BuiltinEngine({ modelDir, workers: Number(flag("workers", "2")), encoder, cross: false });
   const t0 = performance.now();
   const scored = await scoreFeatures(engine, items, true);
   console.log(`${engine.info.backend}: features of ${items.length} items in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

@@ -542,6 +542,7 @@ export class BuiltinEngine implements Engine {
   async features(plan: Plan, all = false, ticket?: Ticket): Promise<QuestionFeatures[]> {
     const work = plan.work as Work;
     const path = onePath(work);
+    if (path.kind === "cross") throw new Error("cosine features are the bi-encoders': build the engine with cross: false");
     const c = path.config;
     const pool = path.pool;
     // A sequence asked for by many pairs of the request (the state, state + question) is embedded
