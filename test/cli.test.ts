@@ -38,12 +38,17 @@ describe("svc CLI", () => {
     assert.equal(r.by_kind.choice.accuracy, 1);
     assert.equal(r.curve[0].threshold, 0);
     assert.equal(r.curve[0].coverage, 1);
+    // Beside each ECE, the floor a perfectly calibrated model would show with so few questions.
+    assert.ok(r.overall.ece_floor > 0 && r.overall.ece_floor < 1, String(r.overall.ece_floor));
+    assert.ok(r.by_lang.es.all.ece_floor > 0, String(r.by_lang.es.all.ece_floor));
     const onnx = await cli(["eval", "--dir", dir, "--json"], { SVC_DATA_DIR: tempDir(), SVC_MODEL: join(ROOT, "test", "fixtures", "tiny-nli") });
     assert.equal(onnx.code, 0, onnx.stderr);
     assert.equal(JSON.parse(onnx.stdout).backend, "onnx:tiny-nli");
     const text = await cli(["eval", "--dir", dir, "--threshold", "0.3"], { SVC_DATA_DIR: tempDir() });
     assert.match(text.stdout, /^model builtin-use-lite\S*, 3 questions \(split: all\)/);
     assert.match(text.stdout, /\n {5}0\.30 .*<- --threshold\n/);
+    assert.match(text.stdout, /\nlang +noul +choice +score +all +ECE +floor\n/);
+    assert.match(text.stdout, /\nall +.*%.* 0\.\d{3}  0\.\d{3}\n/);
   });
 
   test("usage errors exit 1 with a message; help lists every command", async () => {

@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { createEngine } from "../engine/registry.js";
 import type { Config } from "../config.js";
 import { loadDataset } from "../eval/dataset.js";
-import { abstention, accuracy, ece, judge, reliabilityBins, scoreItems, type Judged } from "../eval/metrics.js";
+import { abstention, accuracy, ece, eceFloor, judge, reliabilityBins, scoreItems, type Judged } from "../eval/metrics.js";
 import { reliabilitySvg } from "../eval/reliability.js";
 import type { QuestionKind } from "../questions/question.js";
 import { flagString, type Args } from "./args.js";
@@ -42,7 +42,7 @@ export async function evalCommand(config: Config, args: Args): Promise<number> {
         l,
         Object.fromEntries([...KINDS, "all"].map((k) => {
           const js = pick((r) => r.s.item.lang === l && (k === "all" || r.s.kind === k));
-          return [k, { n: js.length, accuracy: accuracy(js), ece: ece(js) }];
+          return [k, { n: js.length, accuracy: accuracy(js), ece: ece(js), ...(k === "all" ? { ece_floor: eceFloor(js) } : {}) }];
         })),
       ]),
     );
@@ -62,7 +62,7 @@ export async function evalCommand(config: Config, args: Args): Promise<number> {
       p50_ms_per_question: Math.round(ms[Math.floor(ms.length / 2)] ?? 0),
       by_kind: byKind,
       by_lang: byLang,
-      overall: { accuracy: accuracy(all), ece: ece(all) },
+      overall: { accuracy: accuracy(all), ece: ece(all), ece_floor: eceFloor(all) },
       abstention: { threshold, ...abstention(all, threshold) },
       curve,
     };
@@ -81,16 +81,17 @@ export async function evalCommand(config: Config, args: Args): Promise<number> {
     }
     const out: string[] = [];
     out.push(`model ${result.backend}, ${result.items} questions (split: ${split}), ${result.seconds} s, p50 ${result.p50_ms_per_question} ms per question`);
-    out.push("", "accuracy (n) by language and type; ECE = expected calibration error of the top answer");
-    out.push(`lang   ${KINDS.map((k) => k.padEnd(15)).join("")}all            ECE`);
+    out.push("", "accuracy (n) by language and type; ECE = expected calibration error of the top answer;");
+    out.push("floor = the ECE a perfectly calibrated model would show with these confidences and this few questions");
+    out.push(`lang   ${KINDS.map((k) => k.padEnd(15)).join("")}all            ECE    floor`);
     for (const l of langs) {
       const cells = [...KINDS, "all"].map((k) => {
         const c = byLang[l][k];
         return `${pct(c.accuracy)} (${String(c.n).padStart(3)})  `;
       });
-      out.push(`${l.padEnd(6)} ${cells.join("")} ${byLang[l].all.ece.toFixed(3)}`);
+      out.push(`${l.padEnd(6)} ${cells.join("")} ${byLang[l].all.ece.toFixed(3)}  ${(byLang[l].all.ece_floor ?? NaN).toFixed(3)}`);
     }
-    out.push(`${"all".padEnd(6)} ${KINDS.map((k) => `${pct(byKind[k].accuracy)} (${String(byKind[k].n).padStart(3)})  `).join("")}${pct(result.overall.accuracy)} (${String(all.length).padStart(3)})   ${result.overall.ece.toFixed(3)}`);
+    out.push(`${"all".padEnd(6)} ${KINDS.map((k) => `${pct(byKind[k].accuracy)} (${String(byKind[k].n).padStart(3)})  `).join("")}${pct(result.overall.accuracy)} (${String(all.length).padStart(3)})   ${result.overall.ece.toFixed(3)}  ${result.overall.ece_floor.toFixed(3)}`);
     out.push(`ECE by type: ${KINDS.map((k) => `${k} ${byKind[k].ece.toFixed(3)}`).join(", ")}`);
     out.push("", "abstention: answer only when confidence >= threshold");
     out.push("threshold  answered  accuracy(answered)  accuracy(abstained)");
