@@ -111,20 +111,30 @@ test("the order of options never changes an answer (exact), with and without the
   }
 });
 
-test("a question with more than 6 options (cross.prefilter) cross-encodes the bi-encoder's top 6; the rest get probability 0", async () => {
+test("a question with more than 6 options (cross.prefilter): the cross-encoder divides the bi-encoder's top 6's share, the rest keep the bi-encoder's probabilities", async (t) => {
   assert.equal(engine.config.cross?.prefilter, 6);
+  const off = engineWith("off");
+  t.after(() => off.close());
   const options = Array.from({ length: 40 }, (_, i): [string, string | null] => [`o${String(i).padStart(2, "0")}`, i === 7 ? "A refund of a double charge" : `Topic ${i}: gardening tools and seeds`]);
   const q = choice("x", "What does the customer want?", options);
-  const raw = (await engine.run(engine.plan("I was charged twice, please refund one of the payments.", [q])))[0];
-  assert.equal(raw.filter((r) => Number.isFinite(r)).length, 6);
-  assert.equal(raw.filter((r) => r === Number.NEGATIVE_INFINITY).length, 34);
-  assert.ok(Number.isFinite(raw[7]), "the option the bi-encoder ranks first is cross-encoded");
-  const n = answerNumbers("choice", raw, q.options.map((o) => o.key), engine.calibration);
-  assert.equal(n.probabilities.filter((p) => p === 0).length, 34);
+  const keys = q.options.map((o) => o.key);
+  const state = "I was charged twice, please refund one of the payments.";
+  const n = answerNumbers("choice", (await engine.run(engine.plan(state, [q])))[0], keys, engine.calibration);
+  const bi = answerNumbers("choice", (await off.run(off.plan(state, [q])))[0], keys, off.calibration);
+  const top6 = new Set(bi.probabilities.map((p, i) => [p, i]).sort((a, b) => b[0] - a[0]).slice(0, 6).map(([, i]) => i));
+  assert.ok(top6.has(7), "the refund option is among the bi-encoder's top 6");
+  // Outside the top 6: exactly the bi-encoder's probabilities, none of them 0.
+  for (let i = 0; i < 40; i++) if (!top6.has(i)) assert.ok(Math.abs(n.probabilities[i] - bi.probabilities[i]) < 1e-9, `${keys[i]}: ${n.probabilities[i]} vs ${bi.probabilities[i]}`);
+  assert.equal(n.probabilities.filter((p) => p === 0).length, 0);
+  // The top 6 share what the bi-encoder gave them, divided by the cross-encoder; the answer is one of them.
+  const share = (p: number[]): number => [...top6].reduce((a, i) => a + p[i], 0);
+  assert.ok(Math.abs(share(n.probabilities) - share(bi.probabilities)) < 1e-9);
+  assert.ok(top6.has(n.best));
+  assert.equal(keys[n.best], "o07");
   assert.ok(Math.abs(n.probabilities.reduce((a, b) => a + b, 0) - 1) < 1e-12);
-  // 6 options or fewer: every one is cross-encoded.
+  // 6 options or fewer: every one is cross-encoded, as a softmax of its own.
   const q6 = choice("y", "What does the customer want?", options.slice(0, 6));
-  const raw6 = (await engine.run(engine.plan("I was charged twice, please refund one of the payments.", [q6])))[0];
+  const raw6 = (await engine.run(engine.plan(state, [q6])))[0];
   assert.equal(raw6.filter((r) => Number.isFinite(r)).length, 6);
 });
 
@@ -187,7 +197,7 @@ test("one request, two readers: its choice gets the cross-encoder's answer, its 
 });
 
 let svc: Service;
-test("over HTTP, by default: a choice is answered by the cross-encoder, 45 options too, with probability 0 past the top 6", async (t) => {
+test("over HTTP, by default: a choice is answered by the cross-encoder, 45 options too, no option called impossible", async (t) => {
   svc = await startService({ env: { SVC_BUILTIN_CROSS: "" } });
   t.after(() => svc.stop());
   const options = Object.fromEntries(Array.from({ length: 45 }, (_, i) => [`k${i}`, i === 3 ? "Refund a double charge" : `Gardening topic ${i}`]));
@@ -200,7 +210,8 @@ test("over HTTP, by default: a choice is answered by the cross-encoder, 45 optio
   const body = (await res.json()) as { answers: Record<string, { choice: string; probabilities: Record<string, number> }> };
   const probs = Object.values(body.answers.want.probabilities);
   assert.equal(probs.length, 45);
-  assert.equal(probs.filter((p) => p === 0).length, 39);
+  assert.equal(probs.filter((p) => p === 0).length, 0);
+  assert.ok(Math.abs(probs.reduce((a, b) => a + b, 0) - 1) < 1e-6);
   assert.equal(body.answers.want.choice, "k3");
 });
 

@@ -15,7 +15,7 @@ export interface AnswerNumbers {
 }
 
 /** Sum in ascending order: the result does not depend on the order of the inputs (nor of the options). */
-function orderFreeSum(values: number[]): number {
+export function orderFreeSum(values: number[]): number {
   return [...values].sort((a, b) => a - b).reduce((a, b) => a + b, 0);
 }
 

@@ -3,6 +3,7 @@ import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Question, QuestionKind } from "../../questions/question.js";
+import { orderFreeSum, softmax } from "../answer.js";
 import { CancelledError, PLAN_PAIRS_PER_STEP, planNow, throwIfAborted, untilAborted, type Calibration, type PlanSteps, type Engine, type ModelInfo, type Plan, type QuestionPlan, type RawScores, type RunOptions } from "../engine.js";
 import { EmbedPool, sequenceKey, type Encoder, type Ticket } from "./pool.js";
 import { builtinTokenizer, type Tokenizer } from "./tokenizer.js";
@@ -37,8 +38,9 @@ export interface ModelConfig {
    * of one of `types` (default: every type) in the requests whose every text reads as one of
    * `languages`; the other questions of such a request are read by the bi-encoder of its language
    * (English, else `multilingual`). Choice and score questions with more than `prefilter` options
-   * are ranked by the bi-encoder first and only the top `prefilter` are cross-encoded; the rest get
-   * probability 0.
+   * are ranked by the bi-encoder first and only the top `prefilter` are cross-encoded: they share the
+   * bi-encoder's probability of the top `prefilter` as the cross-encoder divides it, and the others
+   * keep the bi-encoder's probabilities (withTail).
    */
   cross?: { dir: string; file: string; languages: Language[]; types?: QuestionKind[]; prefilter: number };
   templates: {
@@ -514,25 +516,42 @@ export class BuiltinEngine implements Engine {
 
   private async crossQuestion(qp: QuestionPlan, pairs: PairWork[], rows: Int32Array[], ranker: Path, ticket: Ticket): Promise<number[]> {
     const pool = (this.cross as Path).pool;
+    const kind = qp.question.kind;
     const limit = this.config.cross?.prefilter ?? Infinity;
-    const kept = qp.question.kind !== "noul" && rows.length > limit ? await this.prefilter(qp, pairs, ranker, limit, ticket) : null;
+    const ranked = kind !== "noul" && rows.length > limit ? await this.prefilter(qp, pairs, ranker, limit, ticket) : null;
     const logits = await Promise.all(
-      rows.map((r, k) => (kept === null || kept.has(k) ? pool.embed(r, ticket).then((v) => v[0]) : Number.NEGATIVE_INFINITY)),
+      rows.map((r, k) => (ranked === null || ranked.kept.has(k) ? pool.embed(r, ticket).then((v) => v[0]) : Number.NEGATIVE_INFINITY)),
     );
-    return crossRaw(qp.question.kind, logits);
+    return ranked === null || kind === "noul" ? crossRaw(kind, logits) : this.withTail(kind, logits, ranked.raw, ranker);
+  }
+
+  /**
+   * Raw scores, on the cross-encoder's scale, of a question whose options were prefiltered: the kept
+   * options share the bi-encoder's probability of the kept set as the cross-encoder divides it; the
+   * others keep the bi-encoder's own probabilities, so the tail of a long list is not called
+   * impossible. The answer stays a kept option: the cross-encoder's best gets at least the kept
+   * set's mean probability, and no option outside the set has more than that.
+   */
+  private withTail(kind: "choice" | "score", logits: number[], biRaw: number[], ranker: Path): number[] {
+    const t = (this.cross as Path).calibration[kind].temperature;
+    const bi = softmax(this.onMainScale(ranker, kind, biRaw), this.calibration[kind].temperature);
+    const kept = logits.map((l) => l !== Number.NEGATIVE_INFINITY);
+    const keptMass = orderFreeSum(bi.filter((_, k) => kept[k]));
+    const within = softmax(logits, t);
+    return logits.map((_, k) => t * Math.log(kept[k] ? keptMass * within[k] : bi[k]));
   }
 
   /**
    * The `limit` options of a question that the bi-encoder ranks highest (ties: the smaller key, so the
-   * choice never depends on the order of the options).
+   * choice never depends on the order of the options), and the bi-encoder's raw scores of all of them.
    */
-  private async prefilter(qp: QuestionPlan, pairs: PairWork[], ranker: Path, limit: number, ticket: Ticket): Promise<Set<number>> {
+  private async prefilter(qp: QuestionPlan, pairs: PairWork[], ranker: Path, limit: number, ticket: Ticket): Promise<{ kept: Set<number>; raw: number[] }> {
     const sub: Plan = { questions: [qp], inputTokens: 0, work: { pairs: [pairs], paths: [ranker], ranker } satisfies Work };
     const [f] = await this.features(sub, false, ticket);
     const raw = this.mix(f, ranker.config);
     const keys = qp.question.options.map((o) => o.key);
     const order = raw.map((_, k) => k).sort((a, b) => raw[b] - raw[a] || (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : 0));
-    return new Set(order.slice(0, limit));
+    return { kept: new Set(order.slice(0, limit)), raw };
   }
 
   /**
