@@ -223,7 +223,7 @@ def main():
     # slow or busy machine still ends at a low rate instead of stopping mid-schedule.
     progress = lambda s: max(s / steps, (time.time() - t0) / (a.minutes * 60))  # noqa: E731
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warm) * max(0.02, 1 - progress(s)))
-    # bfloat16 matrix products on a GPU; float32 on the CPU (where the published runs were made).
+    # bfloat16 matrix products on a GPU; float32 on the CPU.
     autocast = torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda" else contextlib.nullcontext()
 
     def forward(b):

@@ -534,7 +534,7 @@ export class BuiltinEngine implements Engine {
    */
   private withTail(kind: "choice" | "score", logits: number[], biRaw: number[], ranker: Path): number[] {
     const t = (this.cross as Path).calibration[kind].temperature;
-    const bi = softmax(this.onMainScale(ranker, kind, biRaw), this.calibration[kind].temperature);
+    const bi = softmax(biRaw, ranker.calibration[kind].temperature);
     const kept = logits.map((l) => l !== Number.NEGATIVE_INFINITY);
     const keptMass = orderFreeSum(bi.filter((_, k) => kept[k]));
     const within = softmax(logits, t);
