@@ -18,9 +18,8 @@
  *   onto one logit scale (model.json noul.questionOnly), then P(true) = sigmoid(a * raw + b) is
  *   fitted by logistic regression over all noul items. Both regressions weight true and false
  *   labels equally, so the fitted P(true) assumes no prior either way.
- * - default_min_confidence: the lowest threshold at which answered choice questions (confidence >=
- *   threshold) are >= 90% right, among thresholds that still answer at least MIN_ANSWERED of them.
- *   When none reaches 90%, the threshold with the best accuracy among those is taken (reported).
+ * - default_min_confidence is kept as it is on disk: scripts/fit-threshold.ts fits it afterwards for
+ *   the route the engine serves (which may read some questions with the cross-encoder).
  * The test split is only scored for the report, never used for fitting.
  */
 import { readFileSync, writeFileSync } from "node:fs";
@@ -32,7 +31,7 @@ import type { Calibration } from "../src/engine/engine.js";
 import { loadDataset } from "../src/eval/dataset.js";
 import type { Split } from "../src/eval/split.js";
 import { flag, scoreFeatures, type Scored } from "./features.js";
-import { TARGET_ACCURACY, argmax, fitTemperature, logistic, minConfidence } from "./calibration-fit.js";
+import { argmax, fitTemperature, logistic } from "./calibration-fit.js";
 
 
 
@@ -111,18 +110,11 @@ async function main(): Promise<void> {
   // Rounded first: the confidence gate below must see the temperature that will be shipped.
   const choiceT = round(fitTemperature(choice.map((s) => raw(engine, s, config)), choice.map((s) => s.label)));
   const scoreT = round(fitTemperature(score.map((s) => raw(engine, s, config)), score.map((s) => s.label)));
-  const choiceP = choice.map((s) => softmax(raw(engine, s, config), choiceT));
-  const gate = minConfidence(choiceP.map(confidenceOf), choiceP.map((p, i) => argmax(p) === choice[i].label));
-  console.log(
-    `default_min_confidence ${gate.threshold.toFixed(4)}: ${gate.answered}/${choice.length} choice questions answered, ` +
-      `${(100 * gate.accuracy).toFixed(1)}% right${gate.reached ? "" : ` (${100 * TARGET_ACCURACY}% not reachable; best accuracy taken)`}`,
-  );
   const cal: Calibration = {
     choice: { temperature: choiceT },
     score: { temperature: scoreT },
     noul: { a: round(noulFit.a), b: round(noulFit.b) },
-    // Rounded down so that the item at the threshold stays answered.
-    default_min_confidence: Math.floor(gate.threshold * 1e6) / 1e6,
+    default_min_confidence: engine.calibration.default_min_confidence,
   };
   console.log(JSON.stringify(cal));
   report(engine, scored, config, cal);

@@ -2,14 +2,14 @@
  * Fits the cross-encoder's calibration (models/builtin/cross/calibration.json) on the "fit" split of
  * a labeled set, with the same fits as scripts/fit-calibration.ts (calibration-fit.ts):
  * choice/score temperature by log loss, noul P(true) = sigmoid(a * (yes logit - no logit) + b) by
- * class-balanced logistic regression, and default_min_confidence: the lowest threshold at which the
- * answered questions of every type together are >= 90% right.
+ * class-balanced logistic regression. default_min_confidence is kept as it is on disk: it is served
+ * only when the cross-encoder reads every type, and scripts/fit-threshold.ts fits it for that route.
  *
  *   npx tsc -p tsconfig.json && node dist/scripts/fit-cross-calibration.js [--data eval/dev] [--model-dir models/builtin] [--dry-run]
  *
  * Only items the cross-encoder reads (the engine's route) are fitted; the test split is only reported.
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { answerNumbers } from "../src/engine/answer.js";
@@ -18,7 +18,7 @@ import type { Calibration } from "../src/engine/engine.js";
 import { loadDataset, toQuestion } from "../src/eval/dataset.js";
 import { scoreItems, type Scored } from "../src/eval/metrics.js";
 import { renderText } from "../src/questions/render.js";
-import { TARGET_ACCURACY, fitTemperature, logistic, minConfidence } from "./calibration-fit.js";
+import { fitTemperature, logistic } from "./calibration-fit.js";
 import { flag } from "./features.js";
 
 function round(x: number): number {
@@ -43,6 +43,7 @@ async function main(): Promise<void> {
   } finally {
     await engine.close();
   }
+  const file = join(modelDir, engine.config.cross?.dir ?? "cross", "calibration.json");
   const fit = scored.filter((s) => s.split === "fit");
   const noul = fit.filter((s) => s.kind === "noul");
   const choice = fit.filter((s) => s.kind === "choice");
@@ -52,17 +53,9 @@ async function main(): Promise<void> {
     choice: { temperature: round(fitTemperature(choice.map((s) => s.raw), choice.map((s) => s.label))) },
     score: { temperature: round(fitTemperature(score.map((s) => s.raw), score.map((s) => s.label))) },
     noul: { a: round(n.a), b: round(n.b) },
-    default_min_confidence: 0,
+    default_min_confidence: (JSON.parse(readFileSync(file, "utf8")) as Calibration).default_min_confidence,
   };
-  const outcomes = fit.map((s) => outcome(s, cal));
-  const gate = minConfidence(outcomes.map((o) => o.confidence), outcomes.map((o) => o.correct));
-  // Rounded down so that the item at the threshold stays answered.
-  cal.default_min_confidence = Math.floor(gate.threshold * 1e6) / 1e6;
   console.log(`${scored.length} items read by the cross-encoder; fitted on ${fit.length} (fit split: noul ${noul.length}, choice ${choice.length}, score ${score.length})`);
-  console.log(
-    `default_min_confidence ${cal.default_min_confidence}: ${gate.answered}/${fit.length} answered, ${(100 * gate.accuracy).toFixed(1)}% right` +
-      (gate.reached ? "" : ` (${100 * TARGET_ACCURACY}% not reachable; best accuracy taken)`),
-  );
   for (const split of ["fit", "test"]) {
     const rows = scored.filter((s) => s.split === split).map((s) => outcome(s, cal));
     const answered = rows.filter((o) => o.confidence >= cal.default_min_confidence);
@@ -74,9 +67,8 @@ async function main(): Promise<void> {
   }
   console.log(JSON.stringify(cal));
   if (process.argv.includes("--dry-run")) return;
-  const dir = join(modelDir, engine.config.cross?.dir ?? "cross");
-  writeFileSync(join(dir, "calibration.json"), `${JSON.stringify(cal, null, 2)}\n`);
-  console.log(`wrote ${join(dir, "calibration.json")}`);
+  writeFileSync(file, `${JSON.stringify(cal, null, 2)}\n`);
+  console.log(`wrote ${file}`);
 }
 
 main().catch((err: unknown) => {

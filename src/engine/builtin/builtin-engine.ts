@@ -228,6 +228,8 @@ const ROUTED_INFO: ModelInfo = {
 export class BuiltinEngine implements Engine {
   readonly info: ModelInfo;
   readonly calibration: Calibration;
+  /** The file `calibration` was read from (its default_min_confidence is the one served). */
+  readonly calibrationFile: string;
   readonly config: ModelConfig;
   private readonly tokenizer: Tokenizer;
   private readonly bare: BareSides;
@@ -243,7 +245,8 @@ export class BuiltinEngine implements Engine {
   constructor(opts: BuiltinEngineOptions = {}) {
     const dir = opts.modelDir ?? defaultModelDir();
     this.config = readJson<ModelConfig>(join(dir, "model.json"));
-    const mainCalibration = readJson<Calibration>(join(dir, "calibration.json"));
+    const mainFile = join(dir, "calibration.json");
+    const mainCalibration = readJson<Calibration>(mainFile);
     this.tokenizer = builtinTokenizer();
     this.bare = { yes: this.head(this.config.templates.yesBare ?? ""), no: this.head(this.config.templates.noBare ?? "") };
     const workers = opts.workers ?? Math.min(2, Math.max(1, availableParallelism()));
@@ -274,20 +277,24 @@ export class BuiltinEngine implements Engine {
     this.crossLanguages = cross === undefined || setting === "off" ? [] : setting === "model.json" ? cross.languages : [...LANGUAGES];
     this.crossTypes = setting === "model.json" ? (cross?.types ?? [...QUESTION_KINDS]) : [...QUESTION_KINDS];
     this.cross = null;
+    let crossFile = "";
     if (cross && this.crossLanguages.length > 0) {
       const cdir = join(dir, cross.dir);
+      crossFile = join(cdir, "calibration.json");
       const file = setting === "int8" ? cross.file.replace(/\.onnx$/, "-int8.onnx") : cross.file;
       this.cross = {
         kind: "cross",
         config: this.config,
-        calibration: readJson<Calibration>(join(cdir, "calibration.json")),
+        calibration: readJson<Calibration>(crossFile),
         pool: new EmbedPool({ workers, workerUrl: opts.workerUrl, encoder: { kind: "cross", file: join(cdir, file) } }),
         neutral: [],
       };
     }
     // One calibration for the engine: the cross-encoder's when it reads every type, else the
     // bi-encoder's; other routes map onto it.
-    this.calibration = this.cross && this.crossTypes.length === QUESTION_KINDS.length ? this.cross.calibration : mainCalibration;
+    const crossAll = this.cross !== null && this.crossTypes.length === QUESTION_KINDS.length;
+    this.calibration = crossAll && this.cross ? this.cross.calibration : mainCalibration;
+    this.calibrationFile = crossAll ? crossFile : mainFile;
     const info = !this.cross
       ? this.student ? ROUTED_INFO : kind === "student" ? STUDENT_INFO : TEACHER_INFO
       : this.crossTypes.length < QUESTION_KINDS.length ? crossTypesInfo(this.crossTypes, this.crossLanguages)

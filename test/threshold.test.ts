@@ -1,0 +1,42 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { cli, get, ROOT, startService, tempDir } from "./helpers/service.js";
+
+const committed = (JSON.parse(readFileSync(join(ROOT, "models", "builtin", "calibration.json"), "utf8")) as { default_min_confidence: number })
+  .default_min_confidence;
+
+test("the committed default threshold is what scripts/fit-threshold.js fits for the served route", async () => {
+  const { stdout } = await promisify(execFile)(process.execPath, [join(ROOT, "dist", "scripts", "fit-threshold.js"), "--dry-run"], {
+    env: { ...process.env, SVC_BUILTIN_CROSS: "" },
+  });
+  const m = /^default_min_confidence (\S+) \(was (\S+)\): (\d+)\/(\d+) fit questions answered/m.exec(stdout);
+  assert.ok(m, stdout);
+  assert.equal(Number(m[1]), committed, "refit the threshold: node dist/scripts/fit-threshold.js");
+  assert.equal(Number(m[2]), committed);
+  assert.deepEqual([Number(m[3]), Number(m[4])], [67, 223]);
+});
+
+test("at the default threshold the fit half's answered questions are at least 70% right, a third of them answered; GET /v1/models serves it", async () => {
+  const r = await cli(["eval", "--split", "fit", "--json"], { SVC_DATA_DIR: tempDir() });
+  assert.equal(r.code, 0, r.stderr);
+  const a = JSON.parse(r.stdout).abstention as { threshold: number; coverage: number; answered_accuracy: number; n: number };
+  assert.equal(a.threshold, committed);
+  assert.equal(Math.round(a.coverage * 223), 67);
+  assert.ok(a.answered_accuracy >= 0.7, String(a.answered_accuracy));
+  // The threshold is the lowest that keeps 70%: a little lower (the next two questions in) falls under it.
+  const lower = JSON.parse((await cli(["eval", "--split", "fit", "--json", "--threshold", String(committed - 0.005)], { SVC_DATA_DIR: tempDir() })).stdout)
+    .abstention as { coverage: number; answered_accuracy: number };
+  assert.ok(lower.coverage > a.coverage, "a lower threshold answers more");
+  assert.ok(lower.answered_accuracy < 0.7, String(lower.answered_accuracy));
+  const svc = await startService();
+  try {
+    const models = (await get(svc, "/v1/models")).body.models as { name: string; default_min_confidence: number }[];
+    assert.deepEqual(models.map((m) => m.default_min_confidence), models.map(() => committed));
+  } finally {
+    await svc.stop();
+  }
+});
