@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cli, post, ROOT, startService, tempDir, tinySet } from "./helpers/service.js";
 
@@ -49,6 +49,60 @@ describe("svc CLI", () => {
     assert.match(text.stdout, /\n {5}0\.30 .*<- --threshold\n/);
     assert.match(text.stdout, /\nlang +noul +choice +score +all +ECE +floor\n/);
     assert.match(text.stdout, /\nall +.*%.* 0\.\d{3}  0\.\d{3}\n/);
+  });
+
+  test("eval --descriptions answers each described question as written and without its descriptions, side by side", async () => {
+    const item = (id: string, lang: string, type: string, instructions: string, state: string, criteria: unknown, label: unknown) =>
+      ({ id, group: id, lang, domain: "support_routing", state, type, instructions, criteria, label });
+    const described = [
+      item("d1", "en", "choice", "What is this about?", "My card was charged twice for one order.", { billing: "payments, charges, refunds", shipping: "delivery of parcels" }, "billing"),
+      item("d2", "en", "noul", "Does the customer want a refund?", "Please send my money back, the kettle leaks.", { true: "The customer asks for their money back", false: "The customer does not ask for money back" }, true),
+      item("d3", "es", "noul", "¿Pide el cliente un reembolso?", "El pedido llegó bien, gracias.", { true: "El cliente pide que le devuelvan el dinero" }, false),
+    ];
+    const undescribed = [
+      item("u1", "en", "noul", "Is the parcel late?", "The parcel is a week late.", null, true),
+      item("u2", "en", "choice", "Which team?", "The app crashes on start.", { billing: null, technical: null }, "technical"),
+      item("u3", "en", "score", "How urgent?", "Nothing is broken.", ["low", "high"], 0),
+    ];
+    const stripped = [
+      { ...described[0], criteria: { billing: null, shipping: null } },
+      { ...described[1], criteria: null },
+      { ...described[2], criteria: null },
+    ];
+    const write = (rows: unknown[]): string => {
+      const dir = join(tempDir(), "set");
+      mkdirSync(dir);
+      writeFileSync(join(dir, "set.jsonl"), rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+      return dir;
+    };
+    const env = { SVC_DATA_DIR: tempDir() };
+    const r = await cli(["eval", "--descriptions", "--dir", write([...described, ...undescribed]), "--json"], env);
+    assert.equal(r.code, 0, r.stderr);
+    const pairs = JSON.parse(r.stdout);
+    // Only the three questions with descriptions or meanings are compared; scores and bare questions are not.
+    assert.equal(pairs.questions, 3);
+    assert.deepEqual(Object.keys(pairs.by_lang), ["en", "es", "all"]);
+    assert.deepEqual(pairs.by_lang.en.choice.n, 1);
+    assert.deepEqual(pairs.by_lang.en.noul.n, 1);
+    assert.deepEqual(pairs.by_lang.es.noul.n, 1);
+    assert.deepEqual(pairs.by_lang.es.choice, { n: 0, described: null, bare: null });
+    // Each side is exactly what plain `svc eval` gives on the questions as written and as stripped.
+    const plain = async (rows: unknown[]) => JSON.parse((await cli(["eval", "--dir", write(rows), "--json"], env)).stdout);
+    const asWritten = await plain(described);
+    const asBare = await plain(stripped);
+    for (const lang of ["en", "es"]) {
+      for (const kind of ["noul", "choice", "all"]) {
+        assert.equal(pairs.by_lang[lang][kind].described, asWritten.by_lang[lang][kind].accuracy, `${lang} ${kind} described`);
+        assert.equal(pairs.by_lang[lang][kind].bare, asBare.by_lang[lang][kind].accuracy, `${lang} ${kind} bare`);
+      }
+    }
+    assert.equal(pairs.by_lang.all.all.described, asWritten.overall.accuracy);
+    assert.equal(pairs.by_lang.all.all.bare, asBare.overall.accuracy);
+    const text = await cli(["eval", "--descriptions", "--dir", write(described)], env);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /, 3 questions with descriptions \(split: all\), each answered as written and without them\n/);
+    assert.match(text.stdout, /\nlang   noul {19}choice {17}all\n/);
+    assert.match(text.stdout, /\nall +\d+\.\d% \/ +\d+\.\d% \(  2\)  +\d+\.\d% \/ +\d+\.\d% \(  1\)  +\d+\.\d% \/ +\d+\.\d% \(  3\)\n$/);
   });
 
   test("usage errors exit 1 with a message; help lists every command", async () => {

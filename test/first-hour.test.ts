@@ -2,7 +2,9 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { gzipSync } from "node:zlib";
 import { execFileSync } from "node:child_process";
-import { cli, post, startService, type Service } from "./helpers/service.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { cli, post, ROOT, startService, type Service } from "./helpers/service.js";
 
 let svc: Service;
 before(async () => {
@@ -15,6 +17,26 @@ after(async () => {
 const noul = { model: "svc-latest", state: "hello there", questions: { q: { type: "noul", instructions: "Is this a greeting?" } } };
 
 describe("what a new user hit", () => {
+  test("the README's first request gets the answer the README shows (numbers to their printed 3 decimals, tokens exact)", async () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const request = /\n  -d '(\{[\s\S]*?\})'\n```/.exec(readme);
+    const shown = /\nThe answer [^\n]*\n[^\n]*\n\n```json\n([\s\S]*?)\n```/.exec(readme);
+    assert.ok(request && shown, "README: the curl body and the answer block");
+    const r = await post(svc, "/v1/systemone", JSON.parse(request[1]));
+    assert.equal(r.status, 200);
+    const expected = JSON.parse(shown[1]);
+    const compare = (want: unknown, got: unknown, path: string): void => {
+      if (typeof want === "number" && !path.endsWith("_tokens")) {
+        assert.equal(typeof got, "number", path);
+        assert.ok(Math.abs((got as number) - want) <= 0.0005, `${path}: README shows ${want}, the service answers ${String(got)}`);
+      } else if (typeof want === "object" && want !== null) {
+        assert.deepEqual(Object.keys(got as object).sort(), Object.keys(want).sort(), path);
+        for (const [k, v] of Object.entries(want)) compare(v, (got as Record<string, unknown>)[k], `${path}.${k}`);
+      } else assert.equal(got, want, path);
+    };
+    compare(expected, r.body, "answer");
+  });
+
   test("a key sent without 'Bearer ' is told the scheme is missing, not that the key is invalid", async () => {
     const r = await post(svc, "/v1/systemone", noul, { authorization: svc.key });
     assert.equal(r.status, 401);

@@ -7,15 +7,14 @@ import { abstention, accuracy, ece, eceFloor, judge, reliabilityBins, scoreItems
 import { reliabilitySvg } from "../eval/reliability.js";
 import type { QuestionKind } from "../questions/question.js";
 import { flagString, type Args } from "./args.js";
+import { languagesOf, pct } from "./eval-format.js";
+import { evalDescriptions } from "./eval-descriptions.js";
 import { evalPublic } from "./eval-public.js";
 
 const DEFAULT_DIR = fileURLToPath(new URL("../../../eval/dev", import.meta.url));
 const KINDS: QuestionKind[] = ["noul", "choice", "score"];
 const THRESHOLDS = [0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7];
 
-function pct(x: number): string {
-  return Number.isNaN(x) ? "   -  " : `${(100 * x).toFixed(1).padStart(5)}%`;
-}
 
 /** `svc eval`: accuracy per type and language, calibration error and abstention, on the labeled set. */
 export async function evalCommand(config: Config, args: Args): Promise<number> {
@@ -23,7 +22,8 @@ export async function evalCommand(config: Config, args: Args): Promise<number> {
   if (pub !== undefined) return evalPublic(config, args, pub);
   const dir = flagString(args, "dir") ?? DEFAULT_DIR;
   const split = flagString(args, "split") ?? "all";
-  if (!["all", "fit", "test"].includes(split)) throw new Error("--split must be all, fit or test");
+  if (split !== "all" && split !== "fit" && split !== "test") throw new Error("--split must be all, fit or test");
+  if (args.flags.has("descriptions")) return evalDescriptions(config, args, dir, split);
   const items = loadDataset(dir);
   const engine = createEngine({ workers: config.workers, dataDir: config.dataDir });
   await engine.load();
@@ -35,7 +35,7 @@ export async function evalCommand(config: Config, args: Args): Promise<number> {
     const scored = (await scoreItems(engine, items)).filter((s) => split === "all" || s.split === split);
     const seconds = (performance.now() - t0) / 1000;
     const rows = scored.map((s) => ({ s, j: judge(s, engine.calibration) }));
-    const langs = [...new Set(rows.map((r) => r.s.item.lang))].sort((a, b) => (a === "en" ? -1 : b === "en" ? 1 : a.localeCompare(b)));
+    const langs = languagesOf(rows.map((r) => r.s.item.lang));
     const pick = (f: (r: (typeof rows)[number]) => boolean): Judged[] => rows.filter(f).map((r) => r.j);
     const byLang = Object.fromEntries(
       langs.map((l) => [

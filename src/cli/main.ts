@@ -29,6 +29,11 @@ const USAGE = `svc: a self-hostable decision service
   svc models use <name|path|builtin> make a model the one svc serve uses (SVC_MODEL overrides it)
   svc eval [--dir eval/dev] [--split all|fit|test] [--threshold X] [--json] [--plot FILE.svg]
                                      accuracy and calibration on the labeled set; --plot draws a reliability diagram
+  svc eval --descriptions [--dir D] [--split S] [--json]
+                                     the questions with option descriptions or true/false meanings, answered
+                                     as written and without them, accuracy side by side
+  svc eval --public DATA [--per-set N] [--per-intent N] [--json]
+                                     public sets never trained on (NLI, held-out intents) from the data folder
   svc help, svc --help               this text
 
 Keys, usage and installed models live in the data folder: SVC_DATA_DIR, else $XDG_DATA_HOME/svc, else
@@ -265,7 +270,7 @@ async function askCommand(config: Config, args: Args): Promise<number> {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, ["json", "help"]);
+  const args = parseArgs(argv, ["json", "help", "descriptions"]);
   const cmd = args.positionals[0];
   if (cmd === "help" || cmd === "-h" || args.flags.has("help")) {
     process.stdout.write(USAGE);

@@ -85,3 +85,22 @@ export function labelIndex(item: DevItem, q: Question): number {
   if (item.type === "score") return item.label as number;
   return q.options.findIndex((o) => o.key === item.label);
 }
+
+function described(text: unknown): boolean {
+  return typeof text === "string" && text.trim() !== "";
+}
+
+/**
+ * The item as a caller would ask it without describing its answers: a choice's option descriptions
+ * and a noul's true/false meanings removed. null when it has none to remove (a score's levels are the
+ * scale itself, so scores always give null).
+ */
+export function withoutDescriptions(item: DevItem): DevItem | null {
+  const c = item.criteria;
+  if (typeof c !== "object" || c === null || Array.isArray(c)) return null;
+  const entries = Object.entries(c as Record<string, unknown>);
+  if (!entries.some(([, text]) => described(text))) return null;
+  if (item.type === "noul") return { ...item, criteria: null };
+  if (item.type === "choice") return { ...item, criteria: Object.fromEntries(entries.map(([key]) => [key, null])) };
+  return null;
+}
