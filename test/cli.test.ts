@@ -47,6 +47,9 @@ describe("svc CLI", () => {
     const text = await cli(["eval", "--dir", dir, "--threshold", "0.3"], { SVC_DATA_DIR: tempDir() });
     assert.match(text.stdout, /^model builtin-use-lite\S*, 3 questions \(split: all\)/);
     assert.match(text.stdout, /\n {5}0\.30 .*<- --threshold\n/);
+    // A threshold off the curve's grid is printed with the decimals that tell it from its neighbours.
+    const between = await cli(["eval", "--dir", dir, "--threshold", "0.148"], { SVC_DATA_DIR: tempDir() });
+    assert.match(between.stdout, /\n {5}0\.10 .*\n {4}0\.148 .*<- --threshold\n {5}0\.15 /);
     assert.match(text.stdout, /\nlang +noul +choice +score +all +ECE +floor\n/);
     assert.match(text.stdout, /\nall +.*%.* 0\.\d{3}  0\.\d{3}\n/);
   });

@@ -16,6 +16,11 @@ const KINDS: QuestionKind[] = ["noul", "choice", "score"];
 const THRESHOLDS = [0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7];
 
 
+/** A threshold as printed: two decimals, three when two would round it onto a neighbouring row of the curve. */
+function thresholdText(t: number): string {
+  return Number.isInteger(Math.round(t * 1e6) / 1e4) ? t.toFixed(2) : t.toFixed(3);
+}
+
 /** `svc eval`: accuracy per type and language, calibration error and abstention, on the labeled set. */
 export async function evalCommand(config: Config, args: Args): Promise<number> {
   const pub = flagString(args, "public");
@@ -98,7 +103,7 @@ export async function evalCommand(config: Config, args: Args): Promise<number> {
     const rowsToShow = curve.some((c) => c.threshold === threshold) ? curve : [...curve, result.abstention].sort((a, b) => a.threshold - b.threshold);
     for (const c of rowsToShow) {
       const mark = c.threshold === threshold ? (given === undefined ? "  <- model default" : "  <- --threshold") : "";
-      out.push(`${c.threshold.toFixed(2).padStart(9)}  ${pct(c.coverage)}    ${pct(c.answered_accuracy)}              ${pct(c.abstained_accuracy)}${mark}`);
+      out.push(`${thresholdText(c.threshold).padStart(9)}  ${pct(c.coverage)}    ${pct(c.answered_accuracy)}              ${pct(c.abstained_accuracy)}${mark}`);
     }
     process.stdout.write(`${out.join("\n")}\n`);
     return 0;
