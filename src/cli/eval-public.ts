@@ -33,10 +33,18 @@ async function cosineAccuracy(set: PublicSet, workers: number): Promise<number> 
   }
 }
 
+/** The share of the set's most common label: what answering it every time would score (the floor a model must beat). */
+function majorityShare(set: PublicSet): number {
+  const counts = new Map<string, number>();
+  for (const item of set.items) counts.set(String(item.label), (counts.get(String(item.label)) ?? 0) + 1);
+  return Math.max(...counts.values()) / set.items.length;
+}
+
 /**
  * `svc eval --public DATA`: accuracy and ECE on public sets never trained on (src/eval/public.ts),
  * for the model in use and, when that is the built-in model, for the built-in bi-encoders without
- * the cross-encoder (the model before it) and plain cosine on the zero-shot intents.
+ * the cross-encoder (the model before it), the share of each set's most common answer (what always
+ * giving it scores), and plain cosine on the zero-shot intents.
  */
 export async function evalPublic(config: Config, args: Args, dir: string): Promise<number> {
   const sets = publicSets(dir, { perSet: flagInt(args, "per-set") ?? undefined, perIntent: flagInt(args, "per-intent") ?? undefined });
@@ -54,6 +62,7 @@ export async function evalPublic(config: Config, args: Args, dir: string): Promi
         const judged = (await scoreItems(c.engine, set.items)).map((s) => judge(s, c.engine.calibration));
         results[set.name][c.name] = { n: judged.length, accuracy: accuracy(judged), ece: ece(judged) };
       }
+      results[set.name]["always the most common answer"] = { n: set.items.length, accuracy: majorityShare(set), ece: Number.NaN };
       if (set.name.startsWith("Held-out intents")) {
         const acc = await cosineAccuracy(set, config.workers || 2);
         results[set.name]["plain cosine"] = { n: set.items.length, accuracy: acc, ece: Number.NaN };
