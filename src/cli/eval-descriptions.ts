@@ -2,7 +2,7 @@ import { createEngine } from "../engine/registry.js";
 import type { Config } from "../config.js";
 import { loadDataset, withoutDescriptions, type DevItem } from "../eval/dataset.js";
 import { accuracy, judge, scoreItems } from "../eval/metrics.js";
-import type { Split } from "../eval/split.js";
+import { splitOf, type Split } from "../eval/split.js";
 import type { Args } from "./args.js";
 import { languagesOf, pct } from "./eval-format.js";
 
@@ -14,7 +14,6 @@ interface Cell {
   bare: number;
 }
 
-
 /**
  * `svc eval --descriptions`: what describing the answers buys. Every question of the set that has
  * option descriptions (choice) or true/false meanings (noul) is answered twice by the same model,
@@ -23,18 +22,18 @@ interface Cell {
  */
 export async function evalDescriptions(config: Config, args: Args, dir: string, split: "all" | Split): Promise<number> {
   const pairs = loadDataset(dir)
+    .filter((item) => split === "all" || splitOf(item.group) === split)
     .map((item) => ({ item, bare: withoutDescriptions(item) }))
     .filter((p): p is { item: DevItem; bare: DevItem } => p.bare !== null);
   const engine = createEngine({ workers: config.workers, dataDir: config.dataDir });
   await engine.load();
   try {
     const judgeAll = async (items: DevItem[]) =>
-      (await scoreItems(engine, items)).map((s) => ({ split: s.split, lang: s.item.lang, kind: s.kind, j: judge(s, engine.calibration) }));
+      (await scoreItems(engine, items)).map((s) => ({ lang: s.item.lang, kind: s.kind, j: judge(s, engine.calibration) }));
     const asWritten = await judgeAll(pairs.map((p) => p.item));
     const bare = await judgeAll(pairs.map((p) => p.bare));
-    const keep = asWritten.map((r) => split === "all" || r.split === split);
     const cell = (f: (r: (typeof asWritten)[number]) => boolean): Cell => {
-      const at = asWritten.flatMap((r, i) => (keep[i] && f(r) ? [i] : []));
+      const at = asWritten.flatMap((r, i) => (f(r) ? [i] : []));
       return { n: at.length, described: accuracy(at.map((i) => asWritten[i].j)), bare: accuracy(at.map((i) => bare[i].j)) };
     };
     const langs = languagesOf(asWritten.map((r) => r.lang));

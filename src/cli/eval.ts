@@ -15,7 +15,6 @@ const DEFAULT_DIR = fileURLToPath(new URL("../../../eval/dev", import.meta.url))
 const KINDS: QuestionKind[] = ["noul", "choice", "score"];
 const THRESHOLDS = [0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7];
 
-
 /** A threshold as printed: two decimals, three when two would round it onto a neighbouring row of the curve. */
 function thresholdText(t: number): string {
   return Number.isInteger(Math.round(t * 1e6) / 1e4) ? t.toFixed(2) : t.toFixed(3);

@@ -97,10 +97,8 @@ function described(text: unknown): boolean {
  */
 export function withoutDescriptions(item: DevItem): DevItem | null {
   const c = item.criteria;
-  if (typeof c !== "object" || c === null || Array.isArray(c)) return null;
+  if (item.type === "score" || typeof c !== "object" || c === null) return null;
   const entries = Object.entries(c as Record<string, unknown>);
   if (!entries.some(([, text]) => described(text))) return null;
-  if (item.type === "noul") return { ...item, criteria: null };
-  if (item.type === "choice") return { ...item, criteria: Object.fromEntries(entries.map(([key]) => [key, null])) };
-  return null;
+  return { ...item, criteria: item.type === "noul" ? null : Object.fromEntries(entries.map(([key]) => [key, null])) };
 }
