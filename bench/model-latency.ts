@@ -1,230 +1,143 @@
 /**
- * Latency of the built-in model, called directly (plan + run) and once through HTTP for the overhead:
- * one choice question with 4 options, then 1..64 questions and 2..255 options, with a least-squares
- * fit time = a + b·pairs. Every cold request uses texts never seen before (the engine caches the
- * embeddings of repeated texts); the warm numbers repeat one request so that every embedding is cached.
+ * Latency of the built-in model, called directly (plan + run) and through HTTP: one choice question with 4 options,
+ * then 1..64 questions × 4 options over a ~200-token state and one question with 2..255 options. Every request uses
+ * texts never seen before (state, questions and options carry a fresh nonce). The cost model is checked with a
+ * least-squares fit of time against the tokens the model reads: state + Σ(question + option) (each text once,
+ * specials included), and RSS after load is reported.
  *
- * Each path is measured in its own child process, one after the other in the same run, and reported
- * side by side: the English bi-encoder on the package's tfjs graph on wasm (the oldest path) and on
- * the project's ONNX graph (float32, and int8 when that file exists), then the cross-encoder
- * (models/builtin/cross, float32 and int8), which reads choice questions by default.
+ *   npm run bench:model [-- --reps 30] [-- --baseline DIR]
  *
- *   npm run bench:model [-- --reps 40] [-- --paths tfjs,onnx,int8,cross,cross-int8]
+ * --baseline DIR: an earlier checkout of svc (built, with its node_modules) whose own `dist/bench/model-latency.js`
+ * is run first in this same run, so both models are measured on the machine in the same state; its JSON result
+ * is printed beside this one.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { parseSystemOne } from "../src/api/systemone.js";
-import { encoderPath } from "../src/engine/builtin/encoder-files.js";
 import { createEngine } from "../src/engine/registry.js";
 import type { Engine } from "../src/engine/engine.js";
+import { DeciderEngine } from "../src/engine/decider/decider-engine.js";
+import { questionTexts } from "../src/engine/decider/texts.js";
 import { post } from "../test/helpers/service.js";
-import { choiceBody, fitLine, header, machine, numberFlag, percentile, printTable, round, startInProcess, writeResult } from "./lib.js";
+import { fitLine, header, machine, numberFlag, percentile, printTable, round, startInProcess, writeResult } from "./lib.js";
 
 let counter = 0;
 const fresh = (): string => `${Date.now().toString(36)}${(counter++).toString(36)}`;
 
-async function direct(engine: Engine, body: ReturnType<typeof choiceBody>): Promise<{ ms: number; pairs: number; tokens: number }> {
+const SENTENCES = [
+  "I ordered a pair of running shoes last week and the parcel arrived this morning.",
+  "The box was crushed on one side and one shoe is a full size larger than the other.",
+  "I have been a customer for six years and this is the first time something like this happened.",
+  "Could you send the right size quickly, because I am running a half marathon in ten days?",
+  "If that is not possible I would rather get my money back than wait several weeks.",
+  "I also noticed that the invoice lists a different colour from the one I picked at checkout.",
+  "Please let me know whether I need to print a return label or whether a courier will collect it.",
+  "My phone number is on the order and I am at home most afternoons this week.",
+  "Thanks in advance for sorting this out, I really like the brand and want to keep buying from you.",
+];
+
+/** A state of about `tokens` tokens and `questions` choice questions of `options` options, every text new. */
+function body(questions: number, options: number, stateTokens: number): { model: string; state: string; questions: Record<string, unknown> } {
+  const nonce = fresh();
+  const parts: string[] = [`Case ${nonce}.`];
+  for (let i = 0; parts.join(" ").length < stateTokens * 4.2; i++) parts.push(SENTENCES[i % SENTENCES.length]);
+  const qs: Record<string, unknown> = {};
+  for (let q = 0; q < questions; q++) {
+    const criteria: Record<string, string> = {};
+    for (let o = 0; o < options; o++) criteria[`option_${o}_${nonce}`] = `answer number ${o} for case ${nonce} question ${q}`;
+    qs[`q${q}`] = { type: "choice", instructions: `Which answer fits case ${nonce} best, for question ${q}?`, criteria };
+  }
+  return { model: "svc-latest", state: parts.join(" "), questions: qs };
+}
+
+/** Tokens the model reads once each: the state, every question and every option (specials included). */
+function readTokens(engine: Engine, req: ReturnType<typeof parseSystemOne>): number {
+  if (!(engine instanceof DeciderEngine)) return 0;
+  let n = engine.tokenize(req.state, 254).length + 2;
+  for (const q of req.questions) {
+    const t = questionTexts(q);
+    n += engine.tokenize(t.question, 128).length + 2;
+    for (const s of t.segments) n += engine.tokenize(s, 64).length + 2;
+  }
+  return n;
+}
+
+async function direct(engine: Engine, b: ReturnType<typeof body>): Promise<{ ms: number; pairs: number; tokens: number; read: number }> {
   const t0 = performance.now();
-  const req = parseSystemOne(body);
+  const req = parseSystemOne(b);
   const plan = engine.plan(req.state, req.questions);
   await engine.run(plan);
   const ms = performance.now() - t0;
-  return { ms, pairs: plan.questions.reduce((s, q) => s + q.pairTokens.length, 0), tokens: plan.inputTokens };
+  return { ms, pairs: plan.questions.reduce((s, q) => s + q.pairTokens.length, 0), tokens: plan.inputTokens, read: readTokens(engine, req) };
 }
 
-interface Sample {
-  cold: number[];
-  warm: number[];
-  pairs: number;
-  tokensPerPair: number;
-}
-
-async function measure(engine: Engine, questions: number, options: number, reps: number): Promise<Sample> {
-  const cold: number[] = [];
-  let last = choiceBody(fresh(), questions, options);
-  let info = { pairs: 0, tokens: 0 };
-  for (let i = 0; i < reps; i++) {
-    last = choiceBody(fresh(), questions, options);
-    const r = await direct(engine, last);
-    cold.push(r.ms);
-    info = r;
-  }
-  const warm: number[] = [];
-  for (let i = 0; i < reps; i++) warm.push((await direct(engine, last)).ms);
-  return { cold, warm, pairs: info.pairs, tokensPerPair: info.tokens / info.pairs };
-}
-
-function stringFlag(name: string): string | null {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 ? (process.argv[at + 1] ?? null) : null;
-}
-
-/** One encoder runtime, measured in this process (a child of main()); its result goes to `out`. */
-async function measurePath(path: string, out: string): Promise<void> {
-  // Bi-encoder paths (tfjs, onnx, int8: the English encoder's runtimes) run without the cross-encoder;
-  // cross and cross-int8 are the cross-encoder (its float32 and int8 files) with the ONNX bi-encoder.
-  process.env.SVC_BUILTIN_ENCODER = path.startsWith("cross") ? "onnx" : path;
-  process.env.SVC_BUILTIN_CROSS = path === "cross" ? "on" : path === "cross-int8" ? "int8" : "off";
+async function main(): Promise<void> {
   const m = machine();
-  header(`bench:model, encoder ${path}`, m);
-  const reps = numberFlag("reps", 40);
+  header("bench:model: built-in model latency (sequential requests, every text new)", m);
+  const reps = numberFlag("reps", 30);
+  const at = process.argv.indexOf("--baseline");
+  let baseline: unknown = null;
+  if (at >= 0) {
+    const dir = resolve(process.argv[at + 1]);
+    console.log(`baseline: ${dir} (its own bench, same run, before this model)`);
+    execFileSync(process.execPath, [join(dir, "dist", "bench", "model-latency.js"), "--paths", "onnx,cross", "--reps", String(reps)], { cwd: dir, stdio: "inherit" });
+    baseline = JSON.parse(readFileSync(join(dir, "bench", "results", "model-latency.json"), "utf8"));
+  }
   const engine = createEngine({ workers: 0 });
   const t0 = performance.now();
   await engine.load();
   const loadMs = performance.now() - t0;
   const rssLoadedMiB = process.memoryUsage().rss / 2 ** 20;
-  await measure(engine, 1, 4, 5); // warm-up: JIT, worker start-up
+  for (let i = 0; i < 5; i++) await direct(engine, body(1, 4, 60)); // warm-up: JIT, worker start-up
 
-  // One request of one choice question (4 options, ~60-token state): direct and through HTTP.
-  const single = await measure(engine, 1, 4, reps);
+  const single: number[] = [];
+  for (let i = 0; i < reps; i++) single.push((await direct(engine, body(1, 4, 60))).ms);
   const svc = await startInProcess(engine);
-  const httpCold: number[] = [];
-  const httpWarm: number[] = [];
-  const timed = async (body: unknown, into: number[]): Promise<void> => {
+  const http: number[] = [];
+  for (let i = 0; i < reps + 5; i++) {
     const t = performance.now();
-    const r = await post(svc, "/v1/systemone", body);
-    into.push(performance.now() - t);
+    const r = await post(svc, "/v1/systemone", body(1, 4, 60));
     if (r.status !== 200) throw new Error(`HTTP ${r.status}: ${JSON.stringify(r.body)}`);
-  };
-  for (let i = 0; i < 5; i++) await timed(choiceBody(fresh()), []);
-  for (let i = 0; i < reps; i++) await timed(choiceBody(fresh()), httpCold);
-  const repeated = choiceBody(fresh());
-  await timed(repeated, []); // its first request fills the cache
-  for (let i = 0; i < reps; i++) await timed(repeated, httpWarm);
+    if (i >= 5) http.push(performance.now() - t);
+  }
   await svc.close();
-
   const stats = (xs: number[]) => ({ p50: round(percentile(xs, 50)), p95: round(percentile(xs, 95)) });
-  const singleRows = [
-    { path: "direct, fresh texts", ...stats(single.cold) },
-    { path: "direct, warm cache", ...stats(single.warm) },
-    { path: "HTTP, fresh texts", ...stats(httpCold) },
-    { path: "HTTP, warm cache", ...stats(httpWarm) },
-  ];
-  const overhead = {
-    freshP50: round(percentile(httpCold, 50) - percentile(single.cold, 50)),
-    warmP50: round(percentile(httpWarm, 50) - percentile(single.warm, 50)),
-  };
-  console.log(`1 choice question, 4 options, ${round(single.tokensPerPair, 1)} tokens per pair, ${reps} requests each (ms):`);
+  const singleRows = [{ path: "direct", ...stats(single) }, { path: "HTTP", ...stats(http) }];
+  console.log(`1 choice question, 4 options, ~60-token state, every text new, ${reps} requests each (ms):`);
   printTable(singleRows.map((r) => ({ path: r.path, "p50 ms": r.p50, "p95 ms": r.p95 })));
-  console.log(`HTTP overhead at p50: ${overhead.freshP50} ms (fresh), ${overhead.warmP50} ms (warm)\n`);
 
-  // Sweeps: questions x 4 options, then options of one question.
-  const configs: { questions: number; options: number }[] = [
-    ...[1, 4, 16, 64].map((q) => ({ questions: q, options: 4 })),
-    ...[2, 10, 32, 50, 255].map((o) => ({ questions: 1, options: o })),
+  const configs = [
+    ...[1, 4, 16, 64].map((q) => ({ questions: q, options: 4, state: 200 })),
+    ...[2, 10, 50, 255].map((o) => ({ questions: 1, options: o, state: 60 })),
+    { questions: 1, options: 4, state: 240 },
   ];
   const sweep = [];
   for (const c of configs) {
-    const n = Math.max(3, Math.min(reps, Math.floor(600 / (c.questions * c.options))));
-    const s = await measure(engine, c.questions, c.options, n);
-    const p50 = percentile(s.cold, 50);
-    sweep.push({
-      questions: c.questions,
-      options: c.options,
-      pairs: s.pairs,
-      requests: n,
-      coldP50Ms: round(p50),
-      coldP95Ms: round(percentile(s.cold, 95)),
-      msPerPair: round(p50 / s.pairs, 3),
-      warmP50Ms: round(percentile(s.warm, 50)),
-    });
+    const n = Math.max(3, Math.min(reps, Math.floor(400 / (c.questions * c.options))));
+    const ms: number[] = [];
+    let info = { pairs: 0, tokens: 0, read: 0 };
+    for (let i = 0; i < n; i++) {
+      const r = await direct(engine, body(c.questions, c.options, c.state));
+      ms.push(r.ms);
+      info = r;
+    }
+    sweep.push({ questions: c.questions, options: c.options, stateTokens: c.state, requests: n, pairs: info.pairs, billedTokens: info.tokens, readTokens: info.read, p50Ms: round(percentile(ms, 50)), p95Ms: round(percentile(ms, 95)) });
   }
   await engine.close();
-  const fit = fitLine(
-    sweep.map((r) => r.pairs),
-    sweep.map((r) => r.coldP50Ms),
-  );
-  const warmFit = fitLine(
-    sweep.map((r) => r.pairs),
-    sweep.map((r) => r.warmP50Ms),
-  );
-  printTable(
-    sweep.map((r) => ({
-      questions: r.questions,
-      options: r.options,
-      pairs: r.pairs,
-      n: r.requests,
-      "p50 ms": r.coldP50Ms,
-      "p95 ms": r.coldP95Ms,
-      "ms/pair": r.msPerPair,
-      "warm p50 ms": r.warmP50Ms,
-    })),
-  );
-  console.log(
-    `\nfit (fresh texts): time ≈ ${round(fit.a)} ms + ${round(fit.b, 3)} ms × pairs (r² ${round(fit.r2, 3)})` +
-      `\nfit (warm cache):  time ≈ ${round(warmFit.a)} ms + ${round(warmFit.b, 4)} ms × pairs (r² ${round(warmFit.r2, 3)})`,
-  );
-  const data = {
-    encoder: path,
+  const fit = fitLine(sweep.map((r) => r.readTokens), sweep.map((r) => r.p50Ms));
+  printTable(sweep.map((r) => ({ "q × o": `${r.questions} × ${r.options}`, state: r.stateTokens, pairs: r.pairs, "read tokens": r.readTokens, n: r.requests, "p50 ms": r.p50Ms, "p95 ms": r.p95Ms })));
+  console.log(`\nfit: time ≈ ${round(fit.a)} ms + ${round(fit.b, 4)} ms × read tokens (r² ${round(fit.r2, 3)})`);
+  console.log(`RSS after load: ${round(rssLoadedMiB, 1)} MiB; peak ${round(process.resourceUsage().maxRSS / 1024, 1)} MiB; load ${round(loadMs)} ms`);
+  writeResult("model-latency", m, {
     engine: engine.info.backend,
-    rssMiB: { afterLoad: round(rssLoadedMiB, 1), afterSweep: round(process.memoryUsage().rss / 2 ** 20, 1), peak: round(process.resourceUsage().maxRSS / 1024, 1) },
-    engineDescription: engine.info.description,
+    rssMiB: { afterLoad: round(rssLoadedMiB, 1), peak: round(process.resourceUsage().maxRSS / 1024, 1) },
     modelLoadMs: round(loadMs),
-    repsPerConfig: reps,
-    single: { tokensPerPair: round(single.tokensPerPair, 1), rows: singleRows, httpOverheadMs: overhead },
+    single: singleRows,
     sweep,
-    fit: { freshTexts: { aMs: round(fit.a), bMsPerPair: round(fit.b, 4), r2: round(fit.r2, 4) }, warmCache: { aMs: round(warmFit.a), bMsPerPair: round(warmFit.b, 4), r2: round(warmFit.r2, 4) } },
-    loadAvg: { start: m.loadAvgAtStart, end: machine().loadAvgAtStart },
-  };
-  writeFileSync(out, JSON.stringify(data));
+    fit: { aMs: round(fit.a), bMsPerReadToken: round(fit.b, 5), r2: round(fit.r2, 4) },
+    baseline,
+  });
 }
 
-type PathResult = {
-  encoder: string;
-  rssMiB: { afterLoad: number; afterSweep: number; peak: number };
-  single: { tokensPerPair: number; rows: { path: string; p50: number; p95: number }[] };
-  sweep: { questions: number; options: number; pairs: number; coldP50Ms: number; msPerPair: number }[];
-  fit: { freshTexts: { aMs: number; bMsPerPair: number; r2: number } };
-  loadAvg: { start: number; end: number };
-};
-
-/** Runs every path in its own process, one after the other, and reports them side by side. */
-async function main(): Promise<void> {
-  const m = machine();
-  header("bench:model: built-in model latency, encoder runtimes side by side (sequential requests, fresh texts unless 'warm')", m);
-  const wanted = (stringFlag("paths") ?? "tfjs,onnx,int8,cross,cross-int8").split(",");
-  const paths = wanted.filter((p) => p !== "int8" || existsSync(encoderPath("int8")));
-  const script = fileURLToPath(import.meta.url);
-  const results: PathResult[] = [];
-  for (const path of paths) {
-    const out = join(tmpdir(), `svc-bench-model-${process.pid}-${path}.json`);
-    execFileSync(process.execPath, [script, "--path", path, "--out", out, "--reps", String(numberFlag("reps", 40))], { stdio: "inherit" });
-    results.push(JSON.parse(readFileSync(out, "utf8")) as PathResult);
-    rmSync(out, { force: true });
-  }
-  const base = results[0];
-  const pairsPerSecond = (r: PathResult): number => {
-    const big = r.sweep.filter((x) => x.pairs >= 255);
-    return big.reduce((a, x) => a + (1000 * x.pairs) / x.coldP50Ms, 0) / big.length;
-  };
-  console.log("\nside by side (ratios against the first path, measured in this run):");
-  printTable(
-    results.map((r) => ({
-      encoder: r.encoder,
-      "1x4 fresh p50 ms": r.single.rows[0].p50,
-      "1x4 fresh p95 ms": r.single.rows[0].p95,
-      "HTTP 1x4 fresh p50 ms": r.single.rows[2].p50,
-      "fit ms/pair": r.fit.freshTexts.bMsPerPair,
-      "pairs/s (255-256 pairs)": round(pairsPerSecond(r), 1),
-      "× pairs/s": round(pairsPerSecond(r) / pairsPerSecond(base), 2),
-      "RSS MiB load/peak": `${r.rssMiB.afterLoad}/${r.rssMiB.peak}`,
-    })),
-  );
-  console.log("\nfresh p50 ms per request:");
-  printTable(
-    base.sweep.map((row, i) => ({
-      "q × o": `${row.questions} × ${row.options}`,
-      pairs: row.pairs,
-      ...Object.fromEntries(results.flatMap((r) => [[`${r.encoder} ms`, r.sweep[i].coldP50Ms], [`${r.encoder} ms/pair`, r.sweep[i].msPerPair]])),
-    })),
-  );
-  writeResult("model-latency", m, { paths: results.map((r) => ({ ...r, pairsPerSecondAt255: round(pairsPerSecond(r), 1) })) });
-}
-
-const child = stringFlag("path");
-const out = stringFlag("out");
-if (child && out) await measurePath(child, out);
-else await main();
+await main();

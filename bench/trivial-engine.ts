@@ -12,7 +12,7 @@ function tokens(text: string | null): number {
  * record, serialization) without the model's cost.
  */
 export class TrivialEngine implements Engine {
-  readonly info: ModelInfo = { backend: "trivial", description: "no inference (bench)", languages: ["en"], maxPairTokens: 256 };
+  readonly info: ModelInfo = { backend: "trivial", description: "no inference (bench)", languages: ["en"], maxPairTokens: 256, hash: "000000000000" };
   readonly calibration: Calibration = {
     choice: { temperature: 1 },
     score: { temperature: 1 },

@@ -1,25 +1,26 @@
 /**
  * Fits the default abstention threshold (`default_min_confidence`) of the built-in model as it is
- * served: every question of the labeled set's fit split is answered by the route that answers it
- * in production (model.json's `cross.types` and `cross.languages`, or SVC_BUILTIN_CROSS), and the
- * threshold is the lowest at which the answered questions of every type and language together are
- * at least TARGET_ACCURACY right (calibration-fit.ts). Run it after the calibration scripts
- * (fit-calibration.ts, fit-cross-calibration.ts): it reads the confidences their temperatures give.
+ * served: every question of the labeled set's fit split is answered, and the threshold is the lowest
+ * at which the answered questions of every type and language together are at least TARGET_ACCURACY
+ * right (calibration-fit.ts). The temperatures it reads were fitted when the scorer was trained
+ * (scripts/train/train_scorer.py, on the training data's own dev split).
  *
  *   npx tsc -p tsconfig.json && node dist/scripts/fit-threshold.js [--data eval/dev] [--model-dir models/builtin] [--dry-run]
  *
- * It writes the threshold into the calibration file whose threshold the engine serves (the
- * folder's calibration.json, or the cross-encoder's when that reads every type). The test split
- * is only reported.
+ * It writes the threshold into the folder's calibration.json. The test split is only reported.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { BuiltinEngine } from "../src/engine/builtin/builtin-engine.js";
+import { DeciderEngine } from "../src/engine/decider/decider-engine.js";
 import { loadDataset } from "../src/eval/dataset.js";
 import { abstention, judge, scoreItems, type Judged, type Scored } from "../src/eval/metrics.js";
 import { TARGET_ACCURACY, minConfidence } from "./calibration-fit.js";
-import { flag } from "./features.js";
+
+function flag(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && i + 1 < process.argv.length ? process.argv[i + 1] : fallback;
+}
 
 function describe(name: string, judged: Judged[], threshold: number): string {
   const a = abstention(judged, threshold);
@@ -31,7 +32,7 @@ async function main(): Promise<void> {
   const root = resolve(fileURLToPath(new URL("../..", import.meta.url)));
   const items = loadDataset(resolve(flag("data", join(root, "eval", "dev"))));
   const modelDir = resolve(flag("model-dir", join(root, "models", "builtin")));
-  const engine = new BuiltinEngine({ modelDir, workers: Number(flag("workers", "2")) });
+  const engine = new DeciderEngine(modelDir, { threads: Number(flag("workers", "2")) });
   await engine.load();
   let scored: Scored[];
   try {
@@ -57,7 +58,7 @@ async function main(): Promise<void> {
     for (const kind of ["noul", "choice", "score"]) console.log(`  ${describe(kind, js.filter((j) => j.kind === kind), threshold)}`);
   }
   if (process.argv.includes("--dry-run")) return;
-  const file = engine.calibrationFile;
+  const file = join(modelDir, "calibration.json");
   const onDisk = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
   onDisk.default_min_confidence = threshold;
   writeFileSync(file, `${JSON.stringify(onDisk, null, 2)}\n`);

@@ -31,7 +31,7 @@ describe("svc CLI", () => {
     const builtin = await cli(["eval", "--dir", dir, "--json"], { SVC_DATA_DIR: tempDir() });
     assert.equal(builtin.code, 0, builtin.stderr);
     const r = JSON.parse(builtin.stdout);
-    assert.match(r.backend, /^builtin-use-lite/);
+    assert.equal(r.backend, "svc-decider-e5s");
     assert.equal(r.items, 3);
     assert.deepEqual(Object.keys(r.by_lang).sort(), ["en", "es"]);
     assert.equal(r.by_kind.choice.n, 1);
@@ -45,7 +45,7 @@ describe("svc CLI", () => {
     assert.equal(onnx.code, 0, onnx.stderr);
     assert.equal(JSON.parse(onnx.stdout).backend, "onnx:tiny-nli");
     const text = await cli(["eval", "--dir", dir, "--threshold", "0.3"], { SVC_DATA_DIR: tempDir() });
-    assert.match(text.stdout, /^model builtin-use-lite\S*, 3 questions \(split: all\)/);
+    assert.match(text.stdout, /^model svc-decider-e5s, 3 questions \(split: all\)/);
     assert.match(text.stdout, /\n {5}0\.30 .*<- --threshold\n/);
     // A threshold off the curve's grid is printed with the decimals that tell it from its neighbours.
     const between = await cli(["eval", "--dir", dir, "--threshold", "0.148"], { SVC_DATA_DIR: tempDir() });

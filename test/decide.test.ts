@@ -41,7 +41,7 @@ describe("POST /v1/decide", () => {
     assert.equal(d.status, 200);
     assert.equal(s.status, 200);
     assert.equal(d.body.id, d.headers.get("x-request-id"));
-    assert.equal(d.body.model, "svc-1.1.0");
+    assert.equal(d.body.model, "svc-1.2.0");
     assert.deepEqual(d.body.usage, s.body.usage);
     const b = d.body.answers.shipping;
     assert.deepEqual(Object.keys(b).sort(), ["abstained", "answer", "confidence", "min_confidence", "probability", "state_truncated", "type"]);
@@ -146,6 +146,7 @@ describe("POST /v1/decide", () => {
       es: "questions.b.options: Una Choice necesita entre 2 y 255 opciones; se recibieron 1.",
       pt: "questions.b.options: Uma Choice precisa de 2 a 255 opções; foram recebidas 1.",
       fr: "questions.b.options: Une Choice nécessite entre 2 et 255 options ; reçu 1.",
+      de: "questions.b.options: Eine Choice benötigt zwischen 2 und 255 Optionen; erhalten: 1.",
       en: "questions.b.options: A Choice needs between 2 and 255 options; got 1.",
     };
     for (const [lang, msg] of Object.entries(expected)) {

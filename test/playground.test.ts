@@ -84,8 +84,16 @@ describe("playground page", () => {
     const choice = await page.locator("#add-choice").click().then(() => page.locator(".question").last());
     await choice.locator(".q-key").fill("team");
     await choice.locator(".q-options").fill("shipping: deliveries\nbilling: payments");
+    assert.equal(await choice.locator(".hint").innerText(), "2 to 255 options. Descriptions are optional. The built-in model reads them; see the README for when they help.");
+    const scale = await page.locator("#add-score").click().then(() => page.locator(".question").last());
+    await scale.locator(".q-key").fill("mood");
+    await scale.locator(".q-text").fill("How upset is the customer?");
+    await scale.locator(".q-options").fill("calm\nannoyed\nfurious");
     await page.click("#send");
     await page.locator('.answer[data-key="team"]').waitFor();
+    // A decide scale answer keys its probabilities "0".."n-1"; the bars carry the levels the user typed.
+    await page.locator('.answer[data-key="mood"]').waitFor();
+    assert.deepEqual(await page.locator('.answer[data-key="mood"] .bar .label').allInnerTexts(), ["0 calm", "1 annoyed", "2 furious"]);
     assert.equal(await page.locator('.answer[data-key="team"] .abstained').innerText(), "abstained (under 0.990)");
     assert.equal(await page.locator('.answer[data-key="team"] h3').innerText(), "team no answer");
     await page.fill("#key", "svc_00000000_not-a-real-key-at-all");

@@ -142,7 +142,13 @@ describe("error messages follow Accept-Language", () => {
     ["pt-BR,pt;q=0.9", "questions.q.criteria: Uma Choice precisa de 2 a 255 opções; foram recebidas 1."],
     ["fr-CA, en;q=0.5", "questions.q.criteria: Une Choice nécessite entre 2 et 255 options ; reçu 1."],
     ["en;q=0.3, fr;q=0.2, es;q=0.9", "questions.q.criteria: Una Choice necesita entre 2 y 255 opciones; se recibieron 1."],
-    ["de, ja", "questions.q.criteria: A Choice needs between 2 and 255 options; got 1."],
+    ["de", "questions.q.criteria: Eine Choice benötigt zwischen 2 und 255 Optionen; erhalten: 1."],
+    ["de-DE", "questions.q.criteria: Eine Choice benötigt zwischen 2 und 255 Optionen; erhalten: 1."],
+    ["de-AT,de;q=0.9,en;q=0.8", "questions.q.criteria: Eine Choice benötigt zwischen 2 und 255 Optionen; erhalten: 1."],
+    ["en;q=0.5, de-CH;q=0.8, fr;q=0.7", "questions.q.criteria: Eine Choice benötigt zwischen 2 und 255 Optionen; erhalten: 1."],
+    ["de, ja", "questions.q.criteria: Eine Choice benötigt zwischen 2 und 255 Optionen; erhalten: 1."],
+    ["ja, it", "questions.q.criteria: A Choice needs between 2 and 255 options; got 1."],
+    ["de;q=0, fr;q=0.1", "questions.q.criteria: Une Choice nécessite entre 2 et 255 options ; reçu 1."],
     ["es;q=0", "questions.q.criteria: A Choice needs between 2 and 255 options; got 1."],
   ];
   for (const [header, expected] of cases) {
@@ -159,6 +165,30 @@ describe("error messages follow Accept-Language", () => {
     assert.equal(r.status, 401);
     assert.deepEqual(await r.json(), { error: { type: "authentication_error", message: "Clé d'API invalide ou révoquée." }, detail: [] });
     const m = await post(svc, "/v1/systemone", { model: "x", state: "s", questions: { q: choice(2) } }, { "accept-language": "pt" });
-    assert.equal(m.body.error.message, "O modelo 'x' não existe. Disponíveis: svc-latest, svc-preview, svc-1.1.0.");
+    assert.equal(m.body.error.message, "O modelo 'x' não existe. Disponíveis: svc-latest, svc-preview, svc-1.2.0.");
+  });
+
+  test("German (de): field problems in detail[], 401, 404 and 413, with types unchanged", async () => {
+    const v = await problems({ model: "svc-latest", questions: { q: choice(1) } }, "de-DE");
+    assert.deepEqual(v.detail, [
+      { loc: ["body", "state"], msg: "Feld erforderlich.", type: "missing" },
+      { loc: ["body", "questions", "q", "criteria"], msg: "Eine Choice benötigt zwischen 2 und 255 Optionen; erhalten: 1.", type: "value_error" },
+    ]);
+    assert.equal(v.error.message, "state: Feld erforderlich.");
+
+    const bad = await fetch(`${svc.url}/v1/models`, { headers: { "accept-language": "de", authorization: "Bearer svc_00000000_nope-nope-nope-nope" } });
+    assert.equal(bad.status, 401);
+    assert.deepEqual(await bad.json(), { error: { type: "authentication_error", message: "Ungültiger oder widerrufener API-Schlüssel." }, detail: [] });
+    const none = await fetch(`${svc.url}/v1/models`, { headers: { "accept-language": "de-AT" } });
+    assert.equal(none.status, 401);
+    assert.deepEqual(await none.json(), { error: { type: "authentication_error", message: "API-Schlüssel fehlt: Senden Sie den Header 'Authorization: Bearer <Schlüssel>'." }, detail: [] });
+
+    const m = await post(svc, "/v1/systemone", { model: "x", state: "s", questions: { q: choice(2) } }, { "accept-language": "de" });
+    assert.equal(m.status, 404);
+    assert.deepEqual(m.body, { error: { type: "not_found_error", message: "Das Modell 'x' existiert nicht. Verfügbar: svc-latest, svc-preview, svc-1.2.0." }, detail: [] });
+
+    const big = await post(svc, "/v1/systemone", { ...base({ q: choice(2) }), state: "x".repeat(70_000) }, { "accept-language": "de" });
+    assert.equal(big.status, 413);
+    assert.deepEqual(big.body, { error: { type: "request_too_large", message: "Der Anfrage-Body ist nach der Dekomprimierung größer als 65536 Bytes." }, detail: [] });
   });
 });

@@ -40,6 +40,8 @@ export type DecideAnswer =
 export interface DecideResponse {
   id: string;
   model: string;
+  /** The identity of the model files and calibration that answered (also in the x-model-hash header). */
+  model_hash: string;
   answers: Record<string, DecideAnswer>;
   usage: { input_tokens: number; output_tokens: 0 };
 }

@@ -1,15 +1,15 @@
 import type { ModelInfo } from "../engine/engine.js";
 
 /** The names a client may send as its own, and the versioned name each answers as. */
-export const CURRENT_VERSION = "svc-1.1.0";
+export const CURRENT_VERSION = "svc-1.2.0";
 export const PUBLIC_MODELS = ["svc-latest", "svc-preview", CURRENT_VERSION] as const;
-export const RELEASE_DATE = "2026-11-21";
+export const RELEASE_DATE = "2026-11-25";
 
 const ALIAS_FAMILIES = ["alt", "jev"];
 
 /**
  * Resolves a requested model name to the versioned model that answers, or null (404).
- * svc-latest, svc-1.1.0 and the alt/jev aliases answer as svc-1.1.0; svc-preview and its aliases as
+ * svc-latest, svc-1.2.0 and the alt/jev aliases answer as svc-1.2.0; svc-preview and its aliases as
  * svc-preview (no preview model exists yet, so the current model serves it under that name).
  */
 export function resolveModel(name: string): string | null {
@@ -33,6 +33,8 @@ export interface ModelEntry {
   languages: string[];
   max_tokens_per_pair: number;
   default_min_confidence: number;
+  /** The identity of the model files and calibration that answer (the x-model-hash of every answer). */
+  hash: string;
 }
 
 export function listModels(info: ModelInfo, defaultMinConfidence: number): { models: ModelEntry[] } {
@@ -42,6 +44,7 @@ export function listModels(info: ModelInfo, defaultMinConfidence: number): { mod
     languages: info.languages,
     max_tokens_per_pair: info.maxPairTokens,
     default_min_confidence: defaultMinConfidence,
+    hash: info.hash,
   };
   return {
     models: [
@@ -61,7 +64,7 @@ export function listModels(info: ModelInfo, defaultMinConfidence: number): { mod
       },
       {
         name: CURRENT_VERSION,
-        description: `Model version 1.1. ${info.description}`,
+        description: `Model version 1.2. ${info.description}`,
         resolves_to: CURRENT_VERSION,
         aliases: [],
         ...common,

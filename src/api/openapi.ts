@@ -196,11 +196,12 @@ const SCHEMAS = {
   },
   DecideResponse: {
     type: "object",
-    required: ["id", "model", "answers", "usage"],
+    required: ["id", "model", "model_hash", "answers", "usage"],
     additionalProperties: false,
     properties: {
       id: { type: "string", pattern: "^req_[0-9a-f]{24}$", description: "The request id." },
       model: { type: "string" },
+      model_hash: ref("ModelHash"),
       answers: { type: "object", additionalProperties: ref("DecideAnswer") },
       usage,
     },
@@ -255,6 +256,11 @@ const SCHEMAS = {
       },
     ],
   },
+  ModelHash: {
+    type: "string",
+    pattern: "^[0-9a-f]{12}$",
+    description: "The identity of the model files and calibration that answer: the first 12 hex digits of a sha256 over them. Any change of weights, tokenizer, configuration or calibration changes it.",
+  },
   ModelList: {
     type: "object",
     required: ["models"],
@@ -264,7 +270,7 @@ const SCHEMAS = {
         type: "array",
         items: {
           type: "object",
-          required: ["name", "description", "release_date", "resolves_to", "aliases", "backend", "languages", "max_tokens_per_pair", "default_min_confidence"],
+          required: ["name", "description", "release_date", "resolves_to", "aliases", "backend", "languages", "max_tokens_per_pair", "default_min_confidence", "hash"],
           additionalProperties: false,
           properties: {
             name: { enum: [...PUBLIC_MODELS] },
@@ -276,6 +282,7 @@ const SCHEMAS = {
             languages: { type: "array", items: { type: "string" } },
             max_tokens_per_pair: { type: "integer", minimum: 1 },
             default_min_confidence: { type: "number", minimum: 0, maximum: 1 },
+            hash: ref("ModelHash"),
           },
         },
       },
@@ -301,6 +308,11 @@ const answered = (schema: object, description: string) => ({
       description: "`true` when a question read only the head of the state: the state did not fit the 256 tokens of a (state + question, option) pair and was cut at its end.",
       required: true,
       schema: { enum: ["true", "false"] },
+    },
+    "x-model-hash": {
+      description: "The identity of the model files and calibration that produced the answer (as `hash` in GET /v1/models).",
+      required: true,
+      schema: { type: "string", pattern: "^[0-9a-f]{12}$" },
     },
   },
   content: json(schema),

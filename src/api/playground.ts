@@ -107,7 +107,7 @@ function addQuestion(kind) {
     box.append(el("div", { class: "row" }, el("input", { class: "q-yes", placeholder: "yes means... (optional)" }), el("input", { class: "q-no", placeholder: "no means... (optional)" })));
   } else {
     box.append(el("textarea", { class: "q-options", rows: "3", placeholder: kind === "choice" ? "one option a line: key: description" : "one level a line, lowest first" }));
-    box.append(el("div", { class: "hint" }, kind === "choice" ? "2 to 255 options; a description after ':' helps the model" : "2 to 10 levels"));
+    box.append(el("div", { class: "hint" }, kind === "choice" ? "2 to 255 options. Descriptions are optional. The built-in model reads them; see the README for when they help." : "2 to 10 levels"));
   }
   $("questions").append(box);
   return box;
@@ -233,7 +233,10 @@ async function send() {
     return;
   }
   const legends = {};
-  for (const [k, q] of Object.entries(req.body.questions)) if (q.type === "score") legends[k] = Object.assign({}, q.criteria);
+  for (const [k, q] of Object.entries(req.body.questions)) {
+    if (q.type === "score") legends[k] = Object.assign({}, q.criteria);
+    else if (q.type === "scale") legends[k] = Object.assign({}, q.levels);
+  }
   for (const [key, a] of Object.entries(body.answers)) $("answers").append(renderAnswer(key, a, a.legend || legends[key]));
   $("meta").textContent = body.model + " · " + body.usage.input_tokens + " input tokens · request " + id + (res.headers.get("x-state-truncated") === "true" ? " · the state was cut to fit" : "");
 }

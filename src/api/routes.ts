@@ -8,6 +8,8 @@ import { parseSystemOne, systemOneAnswer, type SystemOneResponse } from "./syste
 
 /** On every answer of both APIs: "true" when a question read only the head of the state (it did not fit a pair's tokens). */
 export const STATE_TRUNCATED_HEADER = "x-state-truncated";
+/** The identity of the model files and calibration that produced an answer (ModelInfo.hash). */
+export const MODEL_HASH_HEADER = "x-model-hash";
 
 /**
  * Always 200 (a load balancer's check sees the process answer); the body says whether it can serve:
@@ -53,6 +55,7 @@ export const ROUTES: Record<string, Route[]> = {
         const request = parseSystemOne(await ctx.body());
         const done = await answer(deps, request, ctx.key!, "/v1/systemone", ctx);
         ctx.setHeader(STATE_TRUNCATED_HEADER, String(done.stateCut));
+        ctx.setHeader(MODEL_HASH_HEADER, deps.engine.engine.info.hash);
         const response: SystemOneResponse = {
           model: done.model,
           answers: Object.fromEntries(done.results.map((r) => [r.question.key, systemOneAnswer(r.question, r.numbers)])),
@@ -70,10 +73,12 @@ export const ROUTES: Record<string, Route[]> = {
         const request = parseDecide(await ctx.body());
         const done = await answer(deps, request, ctx.key!, "/v1/decide", ctx);
         ctx.setHeader(STATE_TRUNCATED_HEADER, String(done.stateCut));
+        ctx.setHeader(MODEL_HASH_HEADER, deps.engine.engine.info.hash);
         const fallback = request.minConfidence ?? deps.engine.engine.calibration.default_min_confidence;
         const response: DecideResponse = {
           id: ctx.requestId,
           model: done.model,
+          model_hash: deps.engine.engine.info.hash,
           answers: Object.fromEntries(
             done.results.map((r) => [
               r.question.key,

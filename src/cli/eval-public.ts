@@ -1,4 +1,4 @@
-import { BuiltinEngine } from "../engine/builtin/builtin-engine.js";
+import { DeciderEngine } from "../engine/decider/decider-engine.js";
 import type { Engine } from "../engine/engine.js";
 import { createEngine } from "../engine/registry.js";
 import type { Config } from "../config.js";
@@ -13,17 +13,16 @@ interface Column {
   engine: Engine;
 }
 
-/** Accuracy with plain cosine similarity of the state and each option (English encoder, no weights): the floor for zero-shot choice. */
+/** Accuracy with plain cosine similarity of the state and each option (e5's own sentence vectors, no scorer): the floor for zero-shot choice. */
 async function cosineAccuracy(set: PublicSet, workers: number): Promise<number> {
-  const engine = new BuiltinEngine({ encoder: "teacher", workers });
+  const engine = new DeciderEngine(undefined, { threads: workers });
   await engine.load();
   try {
     let right = 0;
     for (const item of set.items) {
       const q = toQuestion(item);
-      const [f] = await engine.features(engine.plan(renderText(item.state), [q]), true);
-      if (f.kind === "noul") throw new Error("cosine accuracy is for choice questions");
-      const sims = f.options.map((o) => o.option);
+      const [state, ...options] = await engine.embed([renderText(item.state), ...q.options.map((o) => o.key.replace(/_/g, " "))]);
+      const sims = options.map((o) => o.reduce((s, v, i) => s + v * state[i], 0));
       const best = sims.reduce((b, v, i) => (v > sims[b] ? i : b), 0);
       if (q.options[best].key === item.label) right++;
     }
@@ -42,17 +41,13 @@ function majorityShare(set: PublicSet): number {
 
 /**
  * `svc eval --public DATA`: accuracy and ECE on public sets never trained on (src/eval/public.ts),
- * for the model in use and, when that is the built-in model, for the built-in bi-encoders without
- * the cross-encoder (the model before it), the share of each set's most common answer (what always
- * giving it scores), and plain cosine on the zero-shot intents.
+ * for the model in use, the share of each set's most common answer (what always giving it scores),
+ * and plain cosine of e5's sentence vectors on the zero-shot intents.
  */
 export async function evalPublic(config: Config, args: Args, dir: string): Promise<number> {
   const sets = publicSets(dir, { perSet: flagInt(args, "per-set") ?? undefined, perIntent: flagInt(args, "per-intent") ?? undefined });
   const main = createEngine({ workers: config.workers, dataDir: config.dataDir });
   const columns: Column[] = [{ name: main.info.backend, engine: main }];
-  if (main instanceof BuiltinEngine && main.info.backend.includes("cross")) {
-    columns.push({ name: "bi-encoder (no cross-encoder)", engine: new BuiltinEngine({ cross: false, workers: config.workers || undefined }) });
-  }
   const results: Record<string, Record<string, { n: number; accuracy: number; ece: number }>> = {};
   try {
     for (const c of columns) await c.engine.load();

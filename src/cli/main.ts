@@ -23,6 +23,9 @@ const USAGE = `svc: a self-hostable decision service
                                      requests and input tokens per key for a month (default: this month)
   svc ask --state TEXT (--noul Q | --choice Q --options a,b,c | --score Q --levels l0,l1,l2)
                                      ask the model one question from the command line
+  svc batch IN.jsonl OUT.jsonl [--url URL --key KEY] [--concurrency N]
+                                     answer one System One request per line (or {state, questions}), in this
+                                     process or against a running service; resumes an interrupted run
   svc models list [--json]           the built-in model, installed models, and the one svc serve uses
   svc models pull <hf-id> [--revision R] [--file onnx/model.onnx]
                                      install an ONNX NLI model from the Hugging Face Hub (docs/models.md)
@@ -40,7 +43,7 @@ Keys, usage and installed models live in the data folder: SVC_DATA_DIR, else $XD
 ~/.local/share/svc. A command that starts a new store there says so on stderr.
 `;
 
-const COMMANDS = ["serve", "keys", "usage", "ask", "models", "eval", "help"];
+const COMMANDS = ["serve", "keys", "usage", "ask", "batch", "models", "eval", "help"];
 const KEYS_COMMANDS = ["create", "list", "revoke"];
 
 /**
@@ -287,6 +290,10 @@ export async function main(argv: string[]): Promise<number> {
       return usageCommand(config, args);
     case "ask":
       return askCommand(config, args);
+    case "batch": {
+      const { batchCommand } = await import("./batch.js");
+      return batchCommand(config, args);
+    }
     case "models": {
       const { modelsCommand } = await import("./models.js");
       return modelsCommand(config, args);

@@ -38,7 +38,7 @@ export interface Plan {
 export type RawScores = number[][];
 
 export interface ModelInfo {
-  /** Backend id, e.g. "builtin-use-lite". */
+  /** Backend id, e.g. "svc-decider-e5s". */
   backend: string;
   /** Human description for GET /v1/models. */
   description: string;
@@ -46,6 +46,8 @@ export interface ModelInfo {
   languages: string[];
   /** Maximum tokens read per (state + question, option) pair. */
   maxPairTokens: number;
+  /** Identity of the files that answer (weights, tokenizer, configuration, calibration): see identity.ts. Empty until loaded. */
+  hash: string;
 }
 
 export interface Engine {

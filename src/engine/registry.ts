@@ -1,5 +1,5 @@
 import type { Engine } from "./engine.js";
-import { createBuiltinEngine } from "./builtin/builtin-engine.js";
+import { createDeciderEngine } from "./decider/decider-engine.js";
 import { createOnnxEngine } from "./onnx/onnx-engine.js";
 import { loadConfig } from "../config.js";
 import { readActive, resolveChoice, type ModelChoice } from "../models/store.js";
@@ -32,5 +32,5 @@ export function createEngine(opts: EngineOptions): Engine {
     const env = opts.env ?? process.env;
     return createOnnxEngine(choice.dir, { threads: opts.workers > 0 ? opts.workers : undefined, file: env.SVC_ONNX_FILE || undefined });
   }
-  return createBuiltinEngine(opts.workers > 0 ? { workers: opts.workers } : {});
+  return createDeciderEngine(opts.workers > 0 ? { threads: opts.workers } : {});
 }

@@ -19,6 +19,7 @@ import {
   type RawScores,
   type RunOptions,
 } from "../engine.js";
+import { modelHash } from "../identity.js";
 import { Lanes } from "../lanes.js";
 import { WorkerBatches } from "../worker-batches.js";
 import {
@@ -127,6 +128,7 @@ export class OnnxEngine implements Engine {
       description: this.describe(null),
       languages: this.svcModel.languages,
       maxPairTokens: MAX_PAIR_TOKENS,
+      hash: "",
     };
   }
 
@@ -173,6 +175,7 @@ export class OnnxEngine implements Engine {
     const { worker, inputNames } = await this.startWorker(join(this.dir, file), labels);
     this.info.description = this.describe(file);
     this.info.languages = this.svcModel.languages;
+    this.info.hash = modelHash(this.dir, ["svc-model.json", "config.json", "tokenizer.json", "tokenizer_config.json", file]);
     this.loaded = { tokenizer, labels, templates, worker, inputNames };
   }
 

@@ -1,0 +1,98 @@
+"""The decision scorer: a small interaction model over the frozen encoder's token outputs.
+
+Per question, the state's tokens S and the question's tokens Q are read once; every option (a choice option, a
+score level, a yes or a no side) is a short segment O_n of its own. Each layer updates the question tokens from
+[S; Q] and each option's tokens from [S; Q; O_n]: an option never sees another option, so option order cannot
+change any number. An option's score is an MLP of its mean-pooled tokens and the pooled question.
+"""
+import math
+
+import torch
+from torch import nn
+
+H_IN = 384
+TYPES = {"noul": 0, "choice": 1, "score": 2}
+
+
+class Attn(nn.Module):
+    def __init__(self, d, heads):
+        super().__init__()
+        self.h, self.hd = heads, d // heads
+        self.q, self.k, self.v, self.o = (nn.Linear(d, d) for _ in range(4))
+
+    def split(self, x):
+        M, L, d = x.shape
+        return x.view(M, L, self.h, self.hd).transpose(1, 2)
+
+    def forward(self, x, kvs):
+        """x [M, L, d]; kvs: list of (keys source [M, Lk, d], additive mask [M, Lk]) concatenated along length."""
+        M, L, d = x.shape
+        k = torch.cat([self.k(src) for src, _ in kvs], 1)
+        v = torch.cat([self.v(src) for src, _ in kvs], 1)
+        bias = torch.cat([m for _, m in kvs], 1)[:, None, None, :]
+        a = torch.softmax(self.split(self.q(x)) @ self.split(k).transpose(-1, -2) / math.sqrt(self.hd) + bias, -1)
+        return self.o((a @ self.split(v)).transpose(1, 2).reshape(M, L, d))
+
+
+class Block(nn.Module):
+    def __init__(self, d, heads, ff):
+        super().__init__()
+        self.attn = Attn(d, heads)
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.ff = nn.Sequential(nn.Linear(d, ff), nn.GELU(), nn.Linear(ff, d))
+
+    def forward(self, x, kvs):
+        x = self.ln1(x + self.attn(x, kvs))
+        return self.ln2(x + self.ff(x))
+
+
+def neg_mask(m):
+    return (1.0 - m.float()) * -1e4
+
+
+class Scorer(nn.Module):
+    def __init__(self, d=256, layers=2, heads=4, ff=768):
+        super().__init__()
+        self.proj = nn.Linear(H_IN, d)
+        self.role = nn.Parameter(torch.zeros(3, d))
+        self.qtype = nn.Parameter(torch.zeros(3, d))
+        self.blocks = nn.ModuleList(Block(d, heads, ff) for _ in range(layers))
+        self.head = nn.Sequential(nn.Linear(2 * d, d), nn.GELU(), nn.Linear(d, 1))
+        # ordinal spread of the cumulative-link reading of a scale (see ordinal())
+        self.log_spread = nn.Parameter(torch.tensor(math.log(0.5)))
+
+    def forward(self, S, smask, Q, qmask, O, omask, t):
+        """S [B,Ls,384] smask [B,Ls]; Q [B,Lq,384] qmask; O [B,N,Lo,384] omask [B,N,Lo]; t [B] question type.
+        Returns raw option scores [B, N]."""
+        B, N, Lo, _ = O.shape
+        te = self.qtype[t]  # [B, d]
+        s = self.proj(S) + self.role[0]
+        q = self.proj(Q) + self.role[1] + te[:, None, :]
+        o = (self.proj(O) + self.role[2] + te[:, None, None, :]).reshape(B * N, Lo, -1)
+        sm, qm, om = neg_mask(smask), neg_mask(qmask), neg_mask(omask).reshape(B * N, Lo)
+        rep = lambda x: x.unsqueeze(1).expand(B, N, *x.shape[1:]).reshape(B * N, *x.shape[1:])
+        for blk in self.blocks:
+            q_next = blk(q, [(s, sm), (q, qm)])
+            o = blk(o, [(rep(s), rep(sm)), (rep(q), rep(qm)), (o, om)])
+            q = q_next
+        ow = omask.reshape(B * N, Lo, 1).float()
+        po = (o * ow).sum(1) / ow.sum(1).clamp(min=1.0)
+        qw = qmask.unsqueeze(-1).float()
+        pq = (q * qw).sum(1) / qw.sum(1).clamp(min=1.0)
+        return self.head(torch.cat([po, rep(pq)], -1)).reshape(B, N)
+
+
+def ordinal(scores, valid, spread):
+    """Cumulative-link reading of a scale's level scores: a position z = sum_i softmax(scores)_i * i, then
+    P(level <= k) = sigmoid((k + 0.5 - z) / spread). A clear extreme puts z at an end of the scale, a mixed text in
+    the middle; the distribution is always unimodal. scores/valid [B, N]; returns log-probabilities [B, N]."""
+    B, N = scores.shape
+    p = torch.softmax(scores.masked_fill(~valid, -1e4), -1)
+    idx = torch.arange(N, dtype=scores.dtype)
+    z = (p * idx).sum(-1, keepdim=True)
+    n = valid.sum(-1, keepdim=True)
+    cut = torch.sigmoid((idx + 0.5 - z) / spread)  # P(level <= k)
+    cut = torch.where(idx[None, :] >= n - 1, torch.ones_like(cut), cut)
+    prev = torch.cat([torch.zeros(B, 1, dtype=scores.dtype), cut[:, :-1]], -1)
+    probs = (cut - prev).clamp(min=1e-6)
+    return torch.log(probs).masked_fill(~valid, -1e4)

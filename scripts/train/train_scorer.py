@@ -1,0 +1,228 @@
+"""Train the decision scorer (scripts/train/scorer.py) on cached encoder outputs, fit one temperature per type on
+the dev split, and export scorer.onnx + the calibration beside the model.
+
+Inputs: training/build/examples.jsonl (build_examples.py), training/build/feats (encode_texts.py).
+Outputs: --out/onnx/scorer.onnx, --out/scorer.json (ordinal spread, dev accuracies, temperatures), --ckpt.
+Seed 23. CPU: ~2 examples per ms-thread... measured: see SOURCE.md (about 12 minutes per epoch of 50k examples on
+2 cores with the default width 256); a CUDA device is used when present (--device).
+"""
+import argparse
+import json
+import math
+import os
+import random
+import time
+
+import numpy as np
+import torch
+
+from scorer import TYPES, Scorer, ordinal
+
+p = argparse.ArgumentParser()
+p.add_argument("--examples", default="training/build/examples.jsonl")
+p.add_argument("--feats", default="training/build/feats")
+p.add_argument("--out", default="models/builtin")
+p.add_argument("--ckpt", default="training/build/scorer.pt")
+p.add_argument("--epochs", type=float, default=2.0)
+p.add_argument("--batch", type=int, default=32)
+p.add_argument("--lr", type=float, default=5e-4)
+p.add_argument("--d", type=int, default=256)
+p.add_argument("--layers", type=int, default=2)
+p.add_argument("--threads", type=int, default=2)
+p.add_argument("--max-minutes", type=float, default=1e9)
+p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+p.add_argument("--export-only", action="store_true", help="skip training: fit temperatures and export --ckpt as it is")
+a = p.parse_args()
+torch.manual_seed(23)
+rng = random.Random(23)
+torch.set_num_threads(a.threads)
+dev = torch.device(a.device)
+
+index = json.load(open(os.path.join(a.feats, "index.json")))
+parts = {}
+
+
+def feat(text):
+    part, start, n = index[text]
+    if part not in parts:
+        parts[part] = np.load(os.path.join(a.feats, f"tokens-{part}.npy"), mmap_mode="r")
+    return parts[part][start : start + n]
+
+
+examples = [json.loads(l) for l in open(a.examples, encoding="utf-8")]
+examples = [e for e in examples if e["state"] in index and e["question"] in index and all(o in index for o in e["options"])]
+train = [e for e in examples if e["split"] == "train"]
+devset = [e for e in examples if e["split"] == "dev"]
+print(f"{len(train)} train, {len(devset)} dev examples", flush=True)
+
+
+def pad(arrs, L):
+    out = np.zeros((len(arrs), L, 384), np.float32)
+    m = np.zeros((len(arrs), L), np.int64)
+    for i, x in enumerate(arrs):
+        out[i, : len(x)] = x
+        m[i, : len(x)] = 1
+    return out, m
+
+
+def collate(batch):
+    S, sm = pad([feat(e["state"]) for e in batch], max(len(feat(e["state"])) for e in batch))
+    Q, qm = pad([feat(e["question"]) for e in batch], max(len(feat(e["question"])) for e in batch))
+    N = max(len(e["options"]) for e in batch)
+    Lo = max(len(feat(o)) for e in batch for o in e["options"])
+    O = np.zeros((len(batch), N, Lo, 384), np.float32)
+    om = np.zeros((len(batch), N, Lo), np.int64)
+    valid = np.zeros((len(batch), N), bool)
+    for i, e in enumerate(batch):
+        for j, o in enumerate(e["options"]):
+            x = feat(o)
+            O[i, j, : len(x)] = x
+            om[i, j, : len(x)] = 1
+            valid[i, j] = True
+    om[~valid] = 0
+    om[~valid, 0] = 1  # padded options read one zero token; their scores are masked out
+    t = np.array([TYPES[e["type"]] for e in batch])
+    y = np.array([e["label"] for e in batch])
+    T = lambda x: torch.from_numpy(x).to(dev)
+    return T(S), T(sm), T(Q), T(qm), T(O), T(om), T(t), T(valid), T(y)
+
+
+def batches(data, shuffle):
+    """Examples grouped by option count (little padding); long lists in small batches."""
+    buckets = {}
+    for e in data:
+        n = len(e["options"])
+        k = 0 if n <= 2 else 1 if n <= 4 else 2 if n <= 8 else 3 if n <= 30 else 4
+        buckets.setdefault(k, []).append(e)
+    out = []
+    for k, es in buckets.items():
+        if shuffle:
+            rng.shuffle(es)
+        size = a.batch if k < 3 else max(1, a.batch // 4) if k == 3 else 2
+        out += [es[i : i + size] for i in range(0, len(es), size)]
+    if shuffle:
+        rng.shuffle(out)
+    return out
+
+
+def logprobs(model, scores, t, valid):
+    lp = torch.log_softmax(scores.masked_fill(~valid, -1e4), -1)
+    is_score = (t == TYPES["score"])[:, None]
+    if is_score.any():
+        lp = torch.where(is_score, ordinal(scores, valid, model.log_spread.exp()), lp)
+    return lp
+
+
+model = Scorer(d=a.d, layers=a.layers).to(dev)
+opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=0.01)
+train_batches_per_epoch = len(batches(train, False))
+total = int(train_batches_per_epoch * a.epochs)
+sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, s / 200) * max(0.05, 0.5 * (1 + math.cos(math.pi * min(1.0, s / max(1, total))))))
+
+
+def evaluate(data):
+    model.eval()
+    res = {}
+    raw = []
+    with torch.no_grad():
+        for b in batches(data, False):
+            S, sm, Q, qm, O, om, t, valid, y = collate(b)
+            sc = model(S, sm, Q, qm, O, om, t)
+            lp = logprobs(model, sc, t, valid)
+            for i, e in enumerate(b):
+                n = len(e["options"])
+                pred = int(lp[i, :n].argmax())
+                key = (e["lang"] if e["lang"] in ("en", "es", "pt", "fr", "de") else "other", e["type"])
+                r = res.setdefault(key, [0, 0])
+                r[0] += pred == e["label"]
+                r[1] += 1
+                raw.append((e["type"], sc[i, :n].cpu().numpy(), lp[i, :n].cpu().numpy(), e["label"]))
+    model.train()
+    acc = sum(v[0] for v in res.values()) / max(1, sum(v[1] for v in res.values()))
+    return acc, res, raw
+
+
+t0 = time.time()
+step, best = 0, -1.0
+print(f"{total} steps of {a.batch}", flush=True)
+done = a.export_only
+while not done:
+    for b in batches(train, True):
+        S, sm, Q, qm, O, om, t, valid, y = collate(b)
+        sc = model(S, sm, Q, qm, O, om, t)
+        lp = logprobs(model, sc, t, valid)
+        loss = -lp.gather(1, y[:, None]).mean()
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        step += 1
+        if step % 100 == 0:
+            print(f"step {step}/{total} loss {loss.item():.3f} {time.time() - t0:.0f}s", flush=True)
+        last = step >= total or (time.time() - t0) / 60 > a.max_minutes
+        if step % max(1, total // 6) == 0 or last:
+            acc, res, _ = evaluate(devset)
+            print(f"dev accuracy {acc:.4f} " + " ".join(f"{k[0]}/{k[1]}:{v[0] / v[1]:.3f}" for k, v in sorted(res.items())), flush=True)
+            if acc > best:
+                best = acc
+                os.makedirs(os.path.dirname(a.ckpt), exist_ok=True)
+                torch.save({"model": model.state_dict(), "args": vars(a), "step": step, "dev": acc}, a.ckpt)
+        if last:
+            done = True
+            break
+
+ck = torch.load(a.ckpt)
+model.load_state_dict(ck["model"])
+acc, res, raw = evaluate(devset)
+print(f"best checkpoint: step {ck['step']}, dev accuracy {acc:.4f}", flush=True)
+
+
+def fit_temperature(rows):
+    """One temperature on log-probabilities (choice, score) by NLL over a grid: deterministic."""
+    best_t, best_nll = 1.0, float("inf")
+    for T in np.exp(np.linspace(math.log(0.2), math.log(5), 81)):
+        nll = 0.0
+        for lp, y in rows:
+            z = lp / T
+            z = z - z.max()
+            nll -= z[y] - math.log(np.exp(z).sum())
+        if nll < best_nll:
+            best_t, best_nll = float(T), nll
+    return best_t
+
+
+cal = {}
+for typ in ("choice", "score"):
+    rows = [(lp, y) for tt, _, lp, y in raw if tt == typ]
+    cal[typ] = {"temperature": fit_temperature(rows) if rows else 1.0}
+rows = [(np.array([lp[0] - lp[1], 0.0]), y) for tt, _, lp, y in raw if tt == "noul"]
+tn = fit_temperature(rows) if rows else 1.0
+cal["noul"] = {"a": 1.0 / tn, "b": 0.0}
+
+model.eval().cpu()
+
+
+class Export(torch.nn.Module):
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+
+    def forward(self, state, state_mask, question, question_mask, options, options_mask, qtype):
+        return self.m(state, state_mask, question, question_mask, options.unsqueeze(0), options_mask.unsqueeze(0), qtype)[0]
+
+
+os.makedirs(os.path.join(a.out, "onnx"), exist_ok=True)
+ex = (torch.randn(1, 7, 384), torch.ones(1, 7, dtype=torch.long), torch.randn(1, 5, 384), torch.ones(1, 5, dtype=torch.long),
+      torch.randn(3, 4, 384), torch.ones(3, 4, dtype=torch.long), torch.tensor([1]))
+torch.onnx.export(Export(model), ex, os.path.join(a.out, "onnx", "scorer.onnx"),
+                  input_names=["state", "state_mask", "question", "question_mask", "options", "options_mask", "qtype"],
+                  output_names=["scores"],
+                  dynamic_axes={"state": {1: "ls"}, "state_mask": {1: "ls"}, "question": {1: "lq"}, "question_mask": {1: "lq"},
+                                "options": {0: "n", 1: "lo"}, "options_mask": {0: "n", 1: "lo"}, "scores": {0: "n"}},
+                  opset_version=17, dynamo=False)
+summary = {"ordinal_spread": float(model.log_spread.exp()), "calibration": cal, "dev_accuracy": acc, "step": ck["step"],
+           "dev": {f"{k[0]}/{k[1]}": [v[0], v[1]] for k, v in sorted(res.items())}, "args": ck["args"],
+           "minutes": round((time.time() - t0) / 60, 1)}
+json.dump(summary, open(os.path.join(a.out, "scorer.json"), "w"), indent=2)
+print(json.dumps(summary, indent=2))

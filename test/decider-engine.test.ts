@@ -1,0 +1,145 @@
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { CancelledError } from "../src/engine/engine.js";
+import { DeciderEngine, MAX_PAIR_TOKENS, ordinal } from "../src/engine/decider/decider-engine.js";
+import { questionTexts } from "../src/engine/decider/texts.js";
+import { parseSystemOne } from "../src/api/systemone.js";
+import { post, startService, type Service } from "./helpers/service.js";
+
+// The built-in model (models/builtin) over real HTTP and directly: option order, limits, billing, cancellation.
+
+let svc: Service;
+let engine: DeciderEngine;
+before(async () => {
+  svc = await startService();
+  engine = new DeciderEngine(undefined, { threads: 1 });
+  await engine.load();
+});
+after(async () => {
+  await svc.stop();
+  await engine.close();
+});
+
+const state = "Bonjour, j'ai été débité deux fois pour mon abonnement ce mois-ci. Merci de me rembourser le second paiement.";
+
+function shuffled<T>(xs: T[], seed: number): T[] {
+  const out = [...xs];
+  let s = seed;
+  for (let i = out.length - 1; i > 0; i--) {
+    s = (s * 1103515245 + 12345) % 2 ** 31;
+    const j = s % (i + 1);
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
+test("option order never changes a number: choice options and their probabilities are identical under shuffles", async () => {
+  const options: [string, string | null][] = [
+    ["billing", "payments, charges, refunds"],
+    ["technical", "bugs and errors"],
+    ["account", "login, password, profile"],
+    ["shipping", null],
+    ["cancellation", "ending a subscription"],
+    ["other", "none of the above"],
+  ];
+  const answers = [];
+  for (const seed of [1, 2, 3, 4]) {
+    const criteria = Object.fromEntries(shuffled(options, seed));
+    const r = await post(svc, "/v1/systemone", { model: "svc-latest", state, questions: { topic: { type: "choice", instructions: "What is this ticket about?", criteria } } });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const a = (r.body as { answers: { topic: { choice: string; probabilities: Record<string, number>; confidence: number } } }).answers.topic;
+    answers.push({ choice: a.choice, confidence: a.confidence, probabilities: Object.fromEntries(Object.entries(a.probabilities).sort()) });
+  }
+  for (const a of answers.slice(1)) assert.deepEqual(a, answers[0]);
+});
+
+test("option order never changes a number: a scale's levels keep their probabilities when other questions and option sets move", async () => {
+  const q = (order: number[]) => ({
+    mood: { type: "score", instructions: "How upset is the customer?", criteria: ["calm", "annoyed", "furious"] },
+    team: { type: "choice", instructions: "Which team?", criteria: Object.fromEntries(order.map((i) => [[`finance`, `support`, `sales`][i], null])) },
+  });
+  const a = await post(svc, "/v1/systemone", { model: "svc-latest", state, questions: q([0, 1, 2]) });
+  const b = await post(svc, "/v1/systemone", { model: "svc-latest", state, questions: q([2, 0, 1]) });
+  assert.equal(a.status, 200);
+  const A = a.body as { answers: Record<string, { probabilities: Record<string, number>; score?: number }> };
+  const B = b.body as typeof A;
+  assert.deepEqual(A.answers.mood, B.answers.mood);
+  for (const k of ["finance", "support", "sales"]) assert.equal(A.answers.team.probabilities[k], B.answers.team.probabilities[k]);
+});
+
+test("an empty state and a choice of 255 options are answered", async () => {
+  const criteria = Object.fromEntries(Array.from({ length: 255 }, (_, i) => [`intent_${i}`, i % 3 === 0 ? null : `request kind number ${i}`]));
+  const r = await post(svc, "/v1/systemone", {
+    model: "svc-latest",
+    state: "",
+    questions: { big: { type: "choice", instructions: "Which intent?", criteria }, yes: { type: "noul", instructions: "Is anything asked?" } },
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  const a = (r.body as { answers: { big: { probabilities: Record<string, number> }; yes: { noul: number } } }).answers;
+  const p = Object.values(a.big.probabilities);
+  assert.equal(p.length, 255);
+  assert.ok(Math.abs(p.reduce((s, x) => s + x, 0) - 1) < 1e-6);
+  assert.ok(a.yes.noul >= 0 && a.yes.noul <= 1);
+});
+
+test("billing: every pair is state + question + option tokens + 4, at most 256, the state cut at its end and flagged", () => {
+  const long = "The shipment was late again. ".repeat(80);
+  const req = parseSystemOne({
+    model: "svc-latest",
+    state: long,
+    questions: {
+      c: { type: "choice", instructions: "Why is the customer writing?", criteria: { delay: "a late delivery", damage: null } },
+      n: { type: "noul", instructions: "Is the customer angry?", criteria: { true: "clearly upset", false: "calm" } },
+      b: { type: "noul", instructions: "Is it about a delivery?" },
+    },
+  });
+  const plan = engine.plan(req.state, req.questions);
+  const stateTokens = engine.tokenize(long).length;
+  assert.ok(stateTokens > MAX_PAIR_TOKENS);
+  let total = 0;
+  plan.questions.forEach((qp, i) => {
+    const t = questionTexts(req.questions[i]);
+    const q = engine.tokenize(t.question).length;
+    const segs = t.segments.map((s) => engine.tokenize(s).length);
+    assert.equal(qp.stateCut, true);
+    if (qp.question.kind === "choice") {
+      const room = MAX_PAIR_TOKENS - 4 - q - Math.max(...segs);
+      assert.deepEqual(qp.pairTokens, segs.map((s) => 4 + room + q + s));
+    } else {
+      const sides = qp.question.yes !== null ? segs[0] + segs[1] : 0;
+      assert.deepEqual(qp.pairTokens, [MAX_PAIR_TOKENS]);
+      assert.equal(4 + (MAX_PAIR_TOKENS - 4 - q - sides) + q + sides, MAX_PAIR_TOKENS);
+    }
+    for (const n of qp.pairTokens) assert.ok(n <= MAX_PAIR_TOKENS);
+    total += qp.pairTokens.reduce((s, n) => s + n, 0);
+  });
+  assert.equal(plan.inputTokens, total);
+
+  const short = parseSystemOne({ model: "svc-latest", state: "Hola", questions: { n: { type: "noul", instructions: "¿Saluda?" } } });
+  const p2 = engine.plan(short.state, short.questions);
+  assert.equal(p2.questions[0].stateCut, false);
+  assert.equal(p2.inputTokens, 4 + engine.tokenize("Hola").length + engine.tokenize("¿Saluda?").length);
+});
+
+test("a run whose signal aborts rejects with CancelledError and the engine keeps answering", async () => {
+  const criteria = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`k${i}`, `a long description of option ${i} for cancelling`]));
+  const req = parseSystemOne({ model: "svc-latest", state: "cancel me", questions: Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`q${i}`, { type: "choice", instructions: `question ${i}`, criteria }])) });
+  const ac = new AbortController();
+  const run = engine.run(engine.plan(req.state, req.questions), { signal: ac.signal, lane: "a" });
+  setTimeout(() => ac.abort(), 20);
+  await assert.rejects(run, CancelledError);
+  const ok = parseSystemOne({ model: "svc-latest", state: "still here", questions: { n: { type: "noul", instructions: "Is it here?" } } });
+  const raw = await engine.run(engine.plan(ok.state, ok.questions), { lane: "b" });
+  assert.equal(raw.length, 1);
+  assert.ok(Number.isFinite(raw[0][0]));
+});
+
+test("the ordinal reading: an extreme position lands on the end level, probabilities sum to 1 and are unimodal", () => {
+  const lp = ordinal([8, 0, 0, 0, 0], 0.3);
+  const p = lp.map(Math.exp);
+  assert.ok(Math.abs(p.reduce((s, x) => s + x, 0) - 1) < 1e-5);
+  assert.ok(p[0] > 0.8, String(p));
+  const mid = ordinal([0, 0, 8, 0, 0], 0.3).map(Math.exp);
+  assert.equal(mid.indexOf(Math.max(...mid)), 2);
+  for (let i = 0; i < 2; i++) assert.ok(mid[i] <= mid[i + 1] && mid[4 - i] <= mid[3 - i]);
+});
