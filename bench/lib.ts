@@ -12,6 +12,7 @@ import { ROUTES } from "../src/api/routes.js";
 import type { Engine } from "../src/engine/engine.js";
 import { startServer } from "../src/http/server.js";
 import { ROOT, tempDir } from "../test/helpers/service.js";
+import { AnswerCache } from "../src/api/answer-cache.js";
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -147,7 +148,7 @@ export async function startInProcess(engine: Engine, sync: Sync = "full"): Promi
   await engine.load();
   const server = await startServer(
     ROUTES,
-    { engine: { engine, state: "ready" }, store, limiter: new Limiter(store, off), admission: new Admission({ perKey: 0, total: 0 }), bodyTimeoutMs: 10_000, log: "off" },
+    { engine: { engine, state: "ready" }, store, limiter: new Limiter(store, off), admission: new Admission({ perKey: 0, total: 0 }), cache: new AnswerCache({ windowMs: 0, entries: 0, shared: null }), bodyTimeoutMs: 10_000, log: "off" },
     "127.0.0.1",
     0,
   );

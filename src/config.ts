@@ -27,6 +27,8 @@ export interface Config {
   /** Where GET /metrics listens (a port of its own), or null for no metrics. */
   metrics: { host: string; port: number } | null;
   bootstrapKey: string | null;
+  /** Retries billed once: answers replayed for this long (ms; 0 = off, an Idempotency-Key still works), at most this many kept in memory. */
+  cache: { windowMs: number; entries: number };
   /** Shared state for several instances (docs/deploy.md): keys and usage in PostgreSQL, limit counters in Redis. */
   shared: SharedConfig;
 }
@@ -57,6 +59,8 @@ export const DEFAULTS = {
   maxPairsPerKey: 16_384,
   maxPairs: 32_768,
   maxConnections: 1024,
+  cacheWindowMs: 600_000,
+  cacheEntries: 10_000,
   pgPoolSize: 10,
   pgTimeoutMs: 5000,
   redisTimeoutMs: 1000,
@@ -85,6 +89,8 @@ type FileConfig = Partial<{
   pg_timeout_ms: number;
   redis_timeout_ms: number;
   redis_prefix: string;
+  cache_window_ms: number;
+  cache_entries: number;
 }>;
 
 function int(name: string, value: string | number | undefined, fallback: number): number {
@@ -124,6 +130,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || fc.host || DEFAULTS.host,
     port: int("PORT", env.PORT ?? fc.port, DEFAULTS.port),
     dataDir,
+    cache: {
+      windowMs: int("SVC_CACHE_WINDOW_MS", env.SVC_CACHE_WINDOW_MS ?? fc.cache_window_ms, DEFAULTS.cacheWindowMs),
+      entries: int("SVC_CACHE_ENTRIES", env.SVC_CACHE_ENTRIES ?? fc.cache_entries, DEFAULTS.cacheEntries),
+    },
     limits: {
       perMinute: int("SVC_PER_MINUTE", env.SVC_PER_MINUTE ?? fc.per_minute, DEFAULTS.perMinute) || null,
       perDay: int("SVC_PER_DAY", env.SVC_PER_DAY ?? fc.per_day, DEFAULTS.perDay) || null,

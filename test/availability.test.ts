@@ -11,6 +11,7 @@ import { startServer, type RunningServer } from "../src/http/server.js";
 import { post, startService, tempDir, type Service } from "./helpers/service.js";
 import { maximalRequest } from "./helpers/pressure.js";
 import { join } from "node:path";
+import { AnswerCache } from "../src/api/answer-cache.js";
 
 const body = { model: "svc-latest", state: "Where is my parcel?", questions: { q: { type: "noul", instructions: "Is this about shipping?" } } };
 
@@ -22,7 +23,7 @@ describe("503 while the model is not available", () => {
     const store = openSqliteStore(join(tempDir(), "svc.sqlite"));
     key = (await createKey(store, "t", { perMinute: null, perDay: null, monthlyTokens: null })).key;
     handle = { engine: createEngine({ workers: 1 }), state: "loading" };
-    server = await startServer(ROUTES, { engine: handle, store, limiter: new Limiter(store, { perMinute: null, perDay: null, monthlyTokens: null }), admission: new Admission({ perKey: 0, total: 0 }), bodyTimeoutMs: 5000, log: "off" }, "127.0.0.1", 0);
+    server = await startServer(ROUTES, { engine: handle, store, limiter: new Limiter(store, { perMinute: null, perDay: null, monthlyTokens: null }), admission: new Admission({ perKey: 0, total: 0 }), cache: new AnswerCache({ windowMs: 0, entries: 0, shared: null }), bodyTimeoutMs: 5000, log: "off" }, "127.0.0.1", 0);
   });
   after(async () => {
     await server.shutdown(1000);

@@ -13,6 +13,7 @@ import { Limiter } from "../src/accounts/limits.js";
 import { openSqliteStore } from "../src/accounts/sqlite-store.js";
 import { ROUTES } from "../src/api/routes.js";
 import { startServer } from "../src/http/server.js";
+import { AnswerCache } from "../src/api/answer-cache.js";
 
 /*
  * The fixture (scripts/make-onnx-fixture.py) scores a pair by the cosine c of the word-piece count
@@ -355,7 +356,7 @@ describe("a crashed inference worker, seen over HTTP", () => {
     await engine.load();
     store = openSqliteStore(join(tempDir(), "svc.sqlite"));
     s.key = (await createKey(store, "t", none)).key;
-    const deps = { engine: { engine, state: "ready" as const }, store, limiter: new Limiter(store, none), admission: new Admission({ perKey: 0, total: 0 }) };
+    const deps = { engine: { engine, state: "ready" as const }, store, limiter: new Limiter(store, none), admission: new Admission({ perKey: 0, total: 0 }), cache: new AnswerCache({ windowMs: 0, entries: 0, shared: null }) };
     server = await startServer(ROUTES, { ...deps, bodyTimeoutMs: 5000, log: "off" }, "127.0.0.1", 0);
     s.url = server.url;
   });

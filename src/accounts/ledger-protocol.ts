@@ -8,8 +8,8 @@ export interface LedgerInit {
   sync: Sync;
 }
 
-/** One usage row in column order: request_id, key_id, endpoint, model, input_tokens, at. */
-export type UsageTuple = [string, string, string, string, number, number];
+/** One usage row in column order: request_id, key_id, endpoint, model, input_tokens, at, cached. */
+export type UsageTuple = [string, string, string, string, number, number, number];
 
 /** The records of one event-loop turn of the main thread. */
 export interface LedgerBatch {
@@ -22,7 +22,7 @@ export interface LedgerReply {
   done: { seq: number; errors: (string | null)[] | null }[];
 }
 
-export const INSERT_USAGE = "INSERT INTO usage (request_id, key_id, endpoint, model, input_tokens, at) VALUES (?, ?, ?, ?, ?, ?)";
+export const INSERT_USAGE = "INSERT INTO usage (request_id, key_id, endpoint, model, input_tokens, at, cached) VALUES (?, ?, ?, ?, ?, ?, ?)";
 
 /**
  * WAL journal; `synchronous` FULL by default so that a committed usage record survives a process

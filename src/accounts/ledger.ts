@@ -46,7 +46,7 @@ export class UsageLedger {
         this.turn = { batch: { seq: ++this.seq, rows: [] }, waiters: [] };
         setImmediate(() => this.send());
       }
-      this.turn.batch.rows.push([rec.requestId, rec.keyId, rec.endpoint, rec.model, rec.inputTokens, rec.at]);
+      this.turn.batch.rows.push([rec.requestId, rec.keyId, rec.endpoint, rec.model, rec.inputTokens, rec.at, rec.cached ? 1 : 0]);
       this.turn.waiters.push({ resolve, reject });
     });
   }

@@ -57,6 +57,13 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE TRIGGER keys_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON keys
         FOR EACH STATEMENT EXECUTE FUNCTION svc_keys_changed();`,
   },
+  {
+    version: 2,
+    name: "usage records of answers replayed from the cache",
+    // 1 for a request answered from the retry cache (billed 0 tokens), 0 otherwise.
+    sqlite: "ALTER TABLE usage ADD COLUMN cached INTEGER NOT NULL DEFAULT 0;",
+    postgres: "ALTER TABLE usage ADD COLUMN IF NOT EXISTS cached SMALLINT NOT NULL DEFAULT 0;",
+  },
 ];
 
 export const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -5,6 +5,7 @@ import { openPgStore } from "./pg-store.js";
 import { RedisLimiter } from "./redis-limits.js";
 import { openSqliteStore } from "./sqlite-store.js";
 import type { AccountStore } from "./store.js";
+import type { SharedAnswers } from "../api/answer-cache.js";
 
 /**
  * The store the configuration names: PostgreSQL with SVC_DATABASE_URL, else the SQLite file in the
@@ -20,6 +21,8 @@ export async function openAccountStore(config: Config, serve: boolean): Promise<
 export interface Accounts {
   store: AccountStore;
   limiter: LimitCounters;
+  /** Where instances share replayed answers (Redis), or null in one process. */
+  sharedAnswers: SharedAnswers | null;
   dependencies: Dependency[];
   close(): Promise<void>;
 }
@@ -32,6 +35,7 @@ export async function openAccounts(config: Config, store: AccountStore): Promise
   return {
     store,
     limiter: redis ?? new Limiter(store, config.limits),
+    sharedAnswers: redis?.answers() ?? null,
     dependencies,
     async close() {
       await redis?.close();

@@ -11,8 +11,8 @@ const RETRY_MS = 200;
  * 52 random bits), so a row already there is this request's own, committed by a try whose answer
  * was lost with its connection.
  */
-const INSERT_BATCH = `INSERT INTO usage (request_id, key_id, endpoint, model, input_tokens, at)
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[])
+const INSERT_BATCH = `INSERT INTO usage (request_id, key_id, endpoint, model, input_tokens, at, cached)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::smallint[])
   ON CONFLICT (request_id) DO NOTHING`;
 
 interface Batch {
@@ -66,7 +66,7 @@ export class PgLedger {
 
   private async commit(batch: Batch): Promise<void> {
     const r = batch.records;
-    const columns = [r.map((x) => x.requestId), r.map((x) => x.keyId), r.map((x) => x.endpoint), r.map((x) => x.model), r.map((x) => x.inputTokens), r.map((x) => x.at)];
+    const columns = [r.map((x) => x.requestId), r.map((x) => x.keyId), r.map((x) => x.endpoint), r.map((x) => x.model), r.map((x) => x.inputTokens), r.map((x) => x.at), r.map((x) => (x.cached ? 1 : 0))];
     for (;;) {
       try {
         await this.pool.query(INSERT_BATCH, columns);

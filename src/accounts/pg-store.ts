@@ -164,7 +164,8 @@ export async function openPgStore(opts: PgOptions): Promise<AccountStore> {
     report: (from, to, key) =>
       query<UsageRow>(
         `SELECT k.id AS "keyId", k.name AS name, k.prefix AS prefix,
-                COUNT(u.request_id) AS requests, COALESCE(SUM(u.input_tokens), 0)::bigint AS "inputTokens"
+                COUNT(u.request_id) - COALESCE(SUM(u.cached), 0)::bigint AS requests, COALESCE(SUM(u.cached), 0)::bigint AS "cachedRequests",
+                COALESCE(SUM(u.input_tokens), 0)::bigint AS "inputTokens"
          FROM keys k LEFT JOIN usage u ON u.key_id = k.id AND u.at >= $1 AND u.at < $2
          WHERE ($3::text IS NULL OR k.id = $3 OR k.prefix = $3)
          GROUP BY k.id ORDER BY k.created_at, k.id`,

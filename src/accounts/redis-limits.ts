@@ -1,4 +1,5 @@
 import { Redis } from "ioredis";
+import type { SharedAnswers } from "../api/answer-cache.js";
 import { Dependency } from "./dependency.js";
 import { DAY, LimitRules, MINUTE, monthBounds, type LimitCounters } from "./limits.js";
 import type { AccountStore, KeyLimits, KeyRecord } from "./store.js";
@@ -144,6 +145,17 @@ export class RedisLimiter implements LimitCounters {
     }
     limiter.dependency.watch();
     return limiter;
+  }
+
+  /** Replayed answers in Redis, under this prefix, expiring on their own (answer-cache.ts). */
+  answers(): SharedAnswers {
+    const name = (key: string): string => `${this.opts.prefix}answer:${key}`;
+    return {
+      get: (key) => this.call(() => this.redis.get(name(key))),
+      set: async (key, value, ttlMs) => {
+        await this.call(() => this.redis.set(name(key), value, "PX", ttlMs));
+      },
+    };
   }
 
   /** Key names carry the API key's id in braces, so that one key's counters share a Redis Cluster slot. */

@@ -59,7 +59,8 @@ export function openSqliteStore(file: string, opts: { sync?: Sync; startLedger?:
   );
   const report = db.prepare(
     `SELECT k.id AS keyId, k.name AS name, k.prefix AS prefix,
-            COUNT(u.request_id) AS requests, COALESCE(SUM(u.input_tokens), 0) AS inputTokens
+            COUNT(u.request_id) - COALESCE(SUM(u.cached), 0) AS requests, COALESCE(SUM(u.cached), 0) AS cachedRequests,
+            COALESCE(SUM(u.input_tokens), 0) AS inputTokens
      FROM keys k LEFT JOIN usage u ON u.key_id = k.id AND u.at >= @from AND u.at < @to
      WHERE (@key IS NULL OR k.id = @key OR k.prefix = @key)
      GROUP BY k.id ORDER BY k.created_at, k.id`,

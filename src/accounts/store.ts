@@ -32,13 +32,18 @@ export interface UsageRecord {
   inputTokens: number;
   /** Unix time in milliseconds. */
   at: number;
+  /** Answered from the retry cache (identical request or same Idempotency-Key): billed 0 tokens. */
+  cached?: boolean;
 }
 
 export interface UsageRow {
   keyId: string;
   name: string;
   prefix: string;
+  /** Requests answered by the model (billed). */
   requests: number;
+  /** Requests answered from the retry cache (0 tokens). */
+  cachedRequests: number;
   inputTokens: number;
 }
 

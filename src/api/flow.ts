@@ -9,6 +9,7 @@ import { ApiError } from "../http/errors.js";
 import { ownTurn } from "../http/turns.js";
 import type { DecisionRequest, Question } from "../questions/question.js";
 import { PUBLIC_MODELS, resolveModel } from "./models.js";
+import type { AnswerCache } from "./answer-cache.js";
 
 export interface Answered {
   /** The versioned model that answered. */
@@ -27,6 +28,8 @@ export interface EngineHandle {
 
 export interface FlowDeps {
   engine: EngineHandle;
+  /** Answers replayed to retries (billed 0 tokens): see answer-cache.ts. */
+  cache: AnswerCache;
   store: AccountStore;
   limiter: LimitCounters;
   admission: Admission;

@@ -76,7 +76,7 @@ const SCHEMAS = {
           type: {
             enum: ["invalid_request_error", "authentication_error", "not_found_error", "timeout_error", "request_too_large", "unsupported_media_type", "rate_limit_error", "api_error", "service_unavailable_error"],
           },
-          message: { type: "string", description: "In English, Spanish, Portuguese or French after Accept-Language; a field problem is prefixed with its dotted path." },
+          message: { type: "string", description: "In English, Spanish, Portuguese, French or German after Accept-Language; a field problem is prefixed with its dotted path." },
           limit: { enum: ["per_minute", "per_day", "monthly_quota", "key_limit", "concurrency"], description: "On 429, and on the 413 of a request larger than the whole monthly quota: the limit." },
           window: { enum: ["per_minute", "per_day", "monthly_quota"], description: "With `limit: key_limit`: which of the key's own limits." },
           problems_omitted: { type: "integer", minimum: 1, description: "Problems found past the 100 listed in `detail`." },

@@ -1,5 +1,6 @@
 import { RawReply, type Route } from "../http/server.js";
 import { answer, type EngineHandle, type FlowDeps } from "./flow.js";
+import type { CachedAnswer } from "./answer-cache.js";
 import { decideAnswer, parseDecide, type DecideResponse } from "./decide.js";
 import { listModels } from "./models.js";
 import { OPENAPI_JSON } from "./openapi.js";
@@ -7,9 +8,12 @@ import { PLAYGROUND_CSP, PLAYGROUND_HTML } from "./playground.js";
 import { parseSystemOne, systemOneAnswer, type SystemOneResponse } from "./systemone.js";
 
 /** On every answer of both APIs: "true" when a question read only the head of the state (it did not fit a pair's tokens). */
-export const STATE_TRUNCATED_HEADER = "x-state-truncated";
-/** The identity of the model files and calibration that produced an answer (ModelInfo.hash). */
-export const MODEL_HASH_HEADER = "x-model-hash";
+export { STATE_TRUNCATED_HEADER } from "./headers.js";
+
+/** The answer to cache: the body and what its headers say. */
+function toCache(body: object, model: string, stateCut: boolean, modelHash: string): Omit<CachedAnswer, "bodyHash"> {
+  return { body: body as Record<string, unknown>, model, stateTruncated: String(stateCut), modelHash };
+}
 
 /**
  * Always 200 (a load balancer's check sees the process answer); the body says whether it can serve:
@@ -52,16 +56,17 @@ export const ROUTES: Record<string, Route[]> = {
       method: "POST",
       auth: true,
       handler: async (ctx, deps) => {
-        const request = parseSystemOne(await ctx.body());
-        const done = await answer(deps, request, ctx.key!, "/v1/systemone", ctx);
-        ctx.setHeader(STATE_TRUNCATED_HEADER, String(done.stateCut));
-        ctx.setHeader(MODEL_HASH_HEADER, deps.engine.engine.info.hash);
-        const response: SystemOneResponse = {
-          model: done.model,
-          answers: Object.fromEntries(done.results.map((r) => [r.question.key, systemOneAnswer(r.question, r.numbers)])),
-          usage: { input_tokens: done.inputTokens, output_tokens: 0 },
-        };
-        return response;
+        const body = await ctx.body();
+        const request = parseSystemOne(body);
+        return deps.cache.through(ctx, deps, "/v1/systemone", body, async () => {
+          const done = await answer(deps, request, ctx.key!, "/v1/systemone", ctx);
+          const response: SystemOneResponse = {
+            model: done.model,
+            answers: Object.fromEntries(done.results.map((r) => [r.question.key, systemOneAnswer(r.question, r.numbers)])),
+            usage: { input_tokens: done.inputTokens, output_tokens: 0 },
+          };
+          return toCache(response, done.model, done.stateCut, deps.engine.engine.info.hash);
+        });
       },
     },
   ],
@@ -70,24 +75,25 @@ export const ROUTES: Record<string, Route[]> = {
       method: "POST",
       auth: true,
       handler: async (ctx, deps) => {
-        const request = parseDecide(await ctx.body());
-        const done = await answer(deps, request, ctx.key!, "/v1/decide", ctx);
-        ctx.setHeader(STATE_TRUNCATED_HEADER, String(done.stateCut));
-        ctx.setHeader(MODEL_HASH_HEADER, deps.engine.engine.info.hash);
-        const fallback = request.minConfidence ?? deps.engine.engine.calibration.default_min_confidence;
-        const response: DecideResponse = {
-          id: ctx.requestId,
-          model: done.model,
-          model_hash: deps.engine.engine.info.hash,
-          answers: Object.fromEntries(
-            done.results.map((r) => [
-              r.question.key,
-              decideAnswer(r.question, r.numbers, request.questionMinConfidence.get(r.question.key) ?? fallback, r.stateCut),
-            ]),
-          ),
-          usage: { input_tokens: done.inputTokens, output_tokens: 0 },
-        };
-        return response;
+        const body = await ctx.body();
+        const request = parseDecide(body);
+        return deps.cache.through(ctx, deps, "/v1/decide", body, async () => {
+          const done = await answer(deps, request, ctx.key!, "/v1/decide", ctx);
+          const fallback = request.minConfidence ?? deps.engine.engine.calibration.default_min_confidence;
+          const response: DecideResponse = {
+            id: ctx.requestId,
+            model: done.model,
+            model_hash: deps.engine.engine.info.hash,
+            answers: Object.fromEntries(
+              done.results.map((r) => [
+                r.question.key,
+                decideAnswer(r.question, r.numbers, request.questionMinConfidence.get(r.question.key) ?? fallback, r.stateCut),
+              ]),
+            ),
+            usage: { input_tokens: done.inputTokens, output_tokens: 0 },
+          };
+          return toCache(response, done.model, done.stateCut, deps.engine.engine.info.hash);
+        });
       },
     },
   ],

@@ -4,6 +4,7 @@ import { Admission } from "../accounts/admission.js";
 import { openAccounts, openAccountStore } from "../accounts/open.js";
 import type { AccountStore, KeyLimits } from "../accounts/store.js";
 import type { EngineHandle } from "../api/flow.js";
+import { AnswerCache } from "../api/answer-cache.js";
 import { answerNumbers } from "../engine/answer.js";
 import { createEngine } from "../engine/registry.js";
 import { startServer } from "../http/server.js";
@@ -138,14 +139,14 @@ function usageCommand(config: Config, args: Args): Promise<number> {
       return 1;
     }
     if (args.flags.has("json")) {
-      const keys = rows.map((r) => ({ key_id: r.keyId, name: r.name, prefix: r.prefix, requests: r.requests, input_tokens: r.inputTokens }));
+      const keys = rows.map((r) => ({ key_id: r.keyId, name: r.name, prefix: r.prefix, requests: r.requests, cached_requests: r.cachedRequests, input_tokens: r.inputTokens }));
       process.stdout.write(`${JSON.stringify({ month: label, keys })}\n`);
       return 0;
     }
-    process.stdout.write(`usage for ${label} (UTC)\nid                    name                 prefix    requests  input_tokens\n`);
+    process.stdout.write(`usage for ${label} (UTC)\nid                    name                 prefix    requests    cached  input_tokens\n`);
     for (const r of rows) {
       process.stdout.write(
-        `${r.keyId.padEnd(21)} ${r.name.slice(0, 20).padEnd(20)} ${r.prefix}  ${String(r.requests).padStart(8)}  ${String(r.inputTokens).padStart(12)}\n`,
+        `${r.keyId.padEnd(21)} ${r.name.slice(0, 20).padEnd(20)} ${r.prefix}  ${String(r.requests).padStart(8)}  ${String(r.cachedRequests).padStart(8)}  ${String(r.inputTokens).padStart(12)}\n`,
       );
     }
     return 0;
@@ -180,6 +181,7 @@ async function serveCommand(config: Config): Promise<number> {
     ROUTES,
     {
       engine: handle,
+      cache: new AnswerCache({ windowMs: config.cache.windowMs, entries: config.cache.entries, shared: accounts.sharedAnswers }),
       store,
       limiter: accounts.limiter,
       dependencies: accounts.dependencies,

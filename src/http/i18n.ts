@@ -109,6 +109,20 @@ export const MESSAGES = {
     fr: "Clé d'API invalide ou révoquée.",
     de: "Ungültiger oder widerrufener API-Schlüssel.",
   },
+  idempotency_key_invalid: {
+    en: "The Idempotency-Key header must be 1 to {max} characters.",
+    es: "La cabecera Idempotency-Key debe tener entre 1 y {max} caracteres.",
+    pt: "O cabeçalho Idempotency-Key deve ter de 1 a {max} caracteres.",
+    fr: "L'en-tête Idempotency-Key doit compter de 1 à {max} caractères.",
+    de: "Der Header Idempotency-Key muss 1 bis {max} Zeichen lang sein.",
+  },
+  idempotency_key_reused: {
+    en: "This Idempotency-Key was already used with a different request body; use a new key for a new request.",
+    es: "Esta Idempotency-Key ya se usó con otro cuerpo de solicitud; use una clave nueva para una solicitud nueva.",
+    pt: "Esta Idempotency-Key já foi usada com outro corpo de requisição; use uma chave nova para uma nova requisição.",
+    fr: "Cette Idempotency-Key a déjà servi avec un autre corps de requête ; utilisez une nouvelle clé pour une nouvelle requête.",
+    de: "Dieser Idempotency-Key wurde bereits mit einem anderen Anfrage-Body verwendet; verwenden Sie für eine neue Anfrage einen neuen Schlüssel.",
+  },
   model_not_found: {
     en: "Model '{model}' does not exist. Available: {available}.",
     es: "El modelo '{model}' no existe. Disponibles: {available}.",
