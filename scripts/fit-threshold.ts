@@ -2,7 +2,7 @@
  * Fits the default abstention threshold (`default_min_confidence`) of the built-in model as it is
  * served: every question of the labeled set's fit split is answered, and the threshold is the lowest
  * at which the answered questions of every type and language together are at least TARGET_ACCURACY
- * right (calibration-fit.ts). The temperatures it reads were fitted when the scorer was trained
+ * right (src/eval/threshold.ts). The temperatures it reads were fitted when the scorer was trained
  * (scripts/train/train_scorer.py, on the training data's own dev split).
  *
  *   npx tsc -p tsconfig.json && node dist/scripts/fit-threshold.js [--data eval/dev] [--model-dir models/builtin] [--dry-run]
@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { DeciderEngine } from "../src/engine/decider/decider-engine.js";
 import { loadDataset } from "../src/eval/dataset.js";
 import { abstention, judge, scoreItems, type Judged, type Scored } from "../src/eval/metrics.js";
-import { TARGET_ACCURACY, minConfidence } from "./calibration-fit.js";
+import { TARGET_ACCURACY, minConfidence } from "../src/eval/threshold.js";
 
 function flag(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);

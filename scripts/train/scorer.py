@@ -3,7 +3,9 @@
 Per question, the state's tokens S and the question's tokens Q are read once; every option (a choice option, a
 score level, a yes or a no side) is a short segment O_n of its own. Each layer updates the question tokens from
 [S; Q] and each option's tokens from [S; Q; O_n]: an option never sees another option, so option order cannot
-change any number. An option's score is an MLP of its mean-pooled tokens and the pooled question.
+change any number. An option's score is an MLP of its mean-pooled tokens, the pooled question, their products with
+the pooled state and question, a learned bilinear match of the encoder's sentence vectors, and the plain cosines of
+those vectors (e5's own zero-shot similarity, which the scorer starts from and refines).
 """
 import math
 
@@ -57,7 +59,7 @@ class Scorer(nn.Module):
         self.role = nn.Parameter(torch.zeros(3, d))
         self.qtype = nn.Parameter(torch.zeros(3, d))
         self.blocks = nn.ModuleList(Block(d, heads, ff) for _ in range(layers))
-        self.head = nn.Sequential(nn.Linear(2 * d, d), nn.GELU(), nn.Linear(d, 1))
+        self.head = nn.Sequential(nn.Linear(5 * d + 2, d), nn.GELU(), nn.Linear(d, 1))
         # ordinal spread of the cumulative-link reading of a scale (see ordinal())
         self.log_spread = nn.Parameter(torch.tensor(math.log(0.5)))
 
@@ -66,6 +68,13 @@ class Scorer(nn.Module):
         Returns raw option scores [B, N]."""
         B, N, Lo, _ = O.shape
         te = self.qtype[t]  # [B, d]
+        mean = lambda x, m: (x * m.unsqueeze(-1).float()).sum(-2) / m.unsqueeze(-1).float().sum(-2).clamp(min=1.0)
+        # e5's own sentence vectors (mean-pooled inputs): their cosines are the zero-shot baseline the scorer starts from
+        vs, vq, vo = mean(S, smask), mean(Q, qmask), mean(O, omask)  # [B,H], [B,H], [B,N,H]
+        unit = lambda v: v / v.norm(dim=-1, keepdim=True).clamp(min=1e-6)
+        cos_s = (unit(vo) * unit(vs)[:, None, :]).sum(-1, keepdim=True).reshape(B * N, 1)
+        cos_q = (unit(vo) * unit(vq)[:, None, :]).sum(-1, keepdim=True).reshape(B * N, 1)
+        bil = (self.proj(vo) * self.proj(vs)[:, None, :]).reshape(B * N, -1)
         s = self.proj(S) + self.role[0]
         q = self.proj(Q) + self.role[1] + te[:, None, :]
         o = (self.proj(O) + self.role[2] + te[:, None, None, :]).reshape(B * N, Lo, -1)
@@ -78,8 +87,12 @@ class Scorer(nn.Module):
         ow = omask.reshape(B * N, Lo, 1).float()
         po = (o * ow).sum(1) / ow.sum(1).clamp(min=1.0)
         qw = qmask.unsqueeze(-1).float()
-        pq = (q * qw).sum(1) / qw.sum(1).clamp(min=1.0)
-        return self.head(torch.cat([po, rep(pq)], -1)).reshape(B, N)
+        pq = rep((q * qw).sum(1) / qw.sum(1).clamp(min=1.0))
+        sw = smask.unsqueeze(-1).float()
+        ps = rep((s * sw).sum(1) / sw.sum(1).clamp(min=1.0))
+        # The option's pooled tokens beside their products with the pooled state and question: a direct matching
+        # signal (as a bi-encoder's dot product) that the attention layers refine.
+        return self.head(torch.cat([po, pq, po * ps, po * pq, bil, 10 * cos_s, 10 * cos_q], -1)).reshape(B, N)
 
 
 def ordinal(scores, valid, spread):

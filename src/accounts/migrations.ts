@@ -64,6 +64,25 @@ export const MIGRATIONS: readonly Migration[] = [
     sqlite: "ALTER TABLE usage ADD COLUMN cached INTEGER NOT NULL DEFAULT 0;",
     postgres: "ALTER TABLE usage ADD COLUMN IF NOT EXISTS cached SMALLINT NOT NULL DEFAULT 0;",
   },
+  {
+    version: 3,
+    name: "calibrations fitted by a key from its own labeled examples",
+    // body: the fitted calibration and its report as JSON (src/calibration/fit.ts).
+    sqlite: `CREATE TABLE IF NOT EXISTS calibrations (
+        key_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (key_id, name)
+      );`,
+    postgres: `CREATE TABLE IF NOT EXISTS calibrations (
+        key_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (key_id, name)
+      );`,
+  },
 ];
 
 export const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (

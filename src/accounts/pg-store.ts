@@ -4,7 +4,7 @@ import { MIGRATIONS_TABLE, pending } from "./migrations.js";
 import { toKey, type KeyRow } from "./key-row.js";
 import { isUnavailable } from "./pg-errors.js";
 import { PgLedger } from "./pg-ledger.js";
-import type { AccountStore, KeyRecord, UsageRow } from "./store.js";
+import type { AccountStore, CalibrationRecord, KeyRecord, UsageRow } from "./store.js";
 
 export interface PgOptions {
   url: string;
@@ -125,8 +125,19 @@ export async function openPgStore(opts: PgOptions): Promise<AccountStore> {
     dependency.watch();
   }
 
+  const calibrationCols = `key_id AS "keyId", name, created_at AS "createdAt", body`;
   return {
     dependency,
+    async saveCalibration(rec) {
+      await query(
+        `INSERT INTO calibrations (key_id, name, created_at, body) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (key_id, name) DO UPDATE SET created_at = EXCLUDED.created_at, body = EXCLUDED.body`,
+        [rec.keyId, rec.name, rec.createdAt, rec.body],
+      );
+    },
+    getCalibration: async (keyId, name) =>
+      (await query<CalibrationRecord>(`SELECT ${calibrationCols} FROM calibrations WHERE key_id = $1 AND name = $2`, [keyId, name]))[0] ?? null,
+    listCalibrations: (keyId) => query<CalibrationRecord>(`SELECT ${calibrationCols} FROM calibrations WHERE key_id = $1 ORDER BY name`, [keyId]),
     async insertKey(key) {
       await query(
         `INSERT INTO keys (id, name, prefix, hash, created_at, revoked_at, per_minute, per_day, monthly_tokens)

@@ -5,7 +5,7 @@ import { UsageLedger } from "./ledger.js";
 import { applyPragmas, type Sync } from "./ledger-protocol.js";
 import { toKey, type KeyRow } from "./key-row.js";
 import { MIGRATIONS_TABLE, pending } from "./migrations.js";
-import type { AccountStore, KeyRecord, UsageRecord, UsageRow } from "./store.js";
+import type { AccountStore, CalibrationRecord, KeyRecord, UsageRecord, UsageRow } from "./store.js";
 
 /** Applies the migrations this file lacks, in one write transaction (a second process opening the file waits for it). */
 function migrate(db: Database.Database): void {
@@ -66,6 +66,12 @@ export function openSqliteStore(file: string, opts: { sync?: Sync; startLedger?:
      GROUP BY k.id ORDER BY k.created_at, k.id`,
   );
   const count = db.prepare("SELECT COUNT(*) AS n FROM usage");
+  const saveCalibration = db.prepare(
+    "INSERT INTO calibrations (key_id, name, created_at, body) VALUES (@keyId, @name, @createdAt, @body) ON CONFLICT (key_id, name) DO UPDATE SET created_at = excluded.created_at, body = excluded.body",
+  );
+  const calibrationCols = "key_id AS keyId, name, created_at AS createdAt, body";
+  const getCalibration = db.prepare(`SELECT ${calibrationCols} FROM calibrations WHERE key_id = ? AND name = ?`);
+  const listCalibrations = db.prepare(`SELECT ${calibrationCols} FROM calibrations WHERE key_id = ? ORDER BY name`);
   const hasRecord = db.prepare("SELECT 1 FROM usage WHERE request_id = ?").pluck();
   const ledger = new UsageLedger({ file, sync }, (ids) => new Set(ids.filter((id) => hasRecord.get(id) !== undefined)));
   if (opts.startLedger) ledger.start();
@@ -91,6 +97,11 @@ export function openSqliteStore(file: string, opts: { sync?: Sync; startLedger?:
   };
 
   return {
+    saveCalibration(rec) {
+      saveCalibration.run(rec);
+    },
+    getCalibration: (keyId, name) => (getCalibration.get(keyId, name) as CalibrationRecord | undefined) ?? null,
+    listCalibrations: (keyId) => listCalibrations.all(keyId) as CalibrationRecord[],
     insertKey(key) {
       insertKey.run(key);
       checked = false;

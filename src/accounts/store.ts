@@ -47,7 +47,20 @@ export interface UsageRow {
   inputTokens: number;
 }
 
+/** A calibration a key fitted from its own labeled examples (src/calibration/fit.ts), stored as JSON. */
+export interface CalibrationRecord {
+  keyId: string;
+  name: string;
+  createdAt: string;
+  body: string;
+}
+
 export interface AccountStore {
+  /** Creates or replaces the key's calibration of that name. */
+  saveCalibration(rec: CalibrationRecord): MaybePromise<void>;
+  /** The key's calibration of that name, or null: a key never sees another key's calibrations. */
+  getCalibration(keyId: string, name: string): MaybePromise<CalibrationRecord | null>;
+  listCalibrations(keyId: string): MaybePromise<CalibrationRecord[]>;
   insertKey(key: KeyRecord): MaybePromise<void>;
   listKeys(): MaybePromise<KeyRecord[]>;
   /** Revokes by id or prefix; returns the revoked key, or null when none matches. */

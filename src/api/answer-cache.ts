@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Ctx } from "../http/server.js";
 import { ApiError } from "../http/errors.js";
 import type { FlowDeps } from "./flow.js";
-import { MODEL_HASH_HEADER, STATE_TRUNCATED_HEADER } from "./headers.js";
+import { CALIBRATION_HEADER, MODEL_HASH_HEADER, STATE_TRUNCATED_HEADER } from "./headers.js";
 
 /** Marks an answer: `hit` when it was replayed from the cache (billed 0 tokens), `miss` when the model ran. */
 export const CACHE_HEADER = "x-svc-cache";
@@ -17,6 +17,8 @@ export interface CachedAnswer {
   model: string;
   stateTruncated: string;
   modelHash: string;
+  /** Which calibration produced the numbers (`default` or `name@hash`). */
+  calibration: string;
   /** sha256 of the request body: an Idempotency-Key reused with another body is refused. */
   bodyHash: string;
 }
@@ -83,6 +85,7 @@ export class AnswerCache {
   private send(ctx: Ctx, value: CachedAnswer, how: "hit" | "miss"): unknown {
     ctx.setHeader(STATE_TRUNCATED_HEADER, value.stateTruncated);
     ctx.setHeader(MODEL_HASH_HEADER, value.modelHash);
+    ctx.setHeader(CALIBRATION_HEADER, value.calibration);
     ctx.setHeader(CACHE_HEADER, how);
     // /v1/decide's body carries the request id: a replay answers with its own.
     return "id" in value.body ? { ...value.body, id: ctx.requestId } : value.body;

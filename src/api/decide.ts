@@ -40,8 +40,10 @@ export type DecideAnswer =
 export interface DecideResponse {
   id: string;
   model: string;
-  /** The identity of the model files and calibration that answered (also in the x-model-hash header). */
+  /** The identity of the model files that answered (also in the x-model-hash header). */
   model_hash: string;
+  /** The calibration that produced the numbers: `default`, or `name@hash` of one the key fitted (also in x-calibration). */
+  calibration: string;
   answers: Record<string, DecideAnswer>;
   usage: { input_tokens: number; output_tokens: 0 };
 }

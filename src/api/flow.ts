@@ -4,7 +4,7 @@ import type { KeyRecord } from "../accounts/store.js";
 import type { LimitCounters } from "../accounts/limits.js";
 import type { AccountStore } from "../accounts/store.js";
 import { answerNumbers, type AnswerNumbers } from "../engine/answer.js";
-import { CancelledError, EngineUnavailableError, planInTurns, type Engine, type Plan, type RawScores, type RunOptions } from "../engine/engine.js";
+import { CancelledError, EngineUnavailableError, planInTurns, type Calibration, type Engine, type Plan, type RawScores, type RunOptions } from "../engine/engine.js";
 import { ApiError } from "../http/errors.js";
 import { ownTurn } from "../http/turns.js";
 import type { DecisionRequest, Question } from "../questions/question.js";
@@ -95,7 +95,7 @@ function pairCount(req: DecisionRequest): number {
  * The request holds its pairs in admission control from before planning until it ends; when
  * the scope aborts (the client went away, or shutdown), its queued work is dropped and it is not billed.
  */
-export async function answer(deps: FlowDeps, req: DecisionRequest, key: KeyRecord, endpoint: string, ctx: Scope): Promise<Answered> {
+export async function answer(deps: FlowDeps, req: DecisionRequest, key: KeyRecord, endpoint: string, ctx: Scope, cal?: Calibration): Promise<Answered> {
   const model = resolveModel(req.model);
   if (model === null) {
     throw new ApiError(404, "model_not_found", { params: { model: req.model, available: PUBLIC_MODELS.join(", ") } });
@@ -113,7 +113,7 @@ export async function answer(deps: FlowDeps, req: DecisionRequest, key: KeyRecor
     return refundOn(deps, key, err);
   }
   try {
-    return await planAndRun(deps, engine, model, req, key, endpoint, ctx);
+    return await planAndRun(deps, engine, model, req, key, endpoint, ctx, cal ?? engine.calibration);
   } finally {
     release();
   }
@@ -127,6 +127,7 @@ async function planAndRun(
   key: KeyRecord,
   endpoint: string,
   ctx: Scope,
+  cal: Calibration,
 ): Promise<Answered> {
   // Planning a large request tokenizes every option (~150 ms for 12,000 pairs): it is planned a
   // step per turn of the event loop, keys in turn, and stops when the client has gone.
@@ -161,7 +162,7 @@ async function planAndRun(
     if (ctx.aborted) rethrow(new CancelledError(), ctx);
     const results = plan.questions.map((qp, i) => ({
       question: qp.question,
-      numbers: answerNumbers(qp.question.kind, raw[i], qp.question.options.map((o) => o.key), engine.calibration),
+      numbers: answerNumbers(qp.question.kind, raw[i], qp.question.options.map((o) => o.key), cal),
       stateCut: qp.stateCut,
     }));
     await deps.store.recordUsage({

@@ -20,6 +20,11 @@ const ID_HEADERS = {
   "x-typesafe-request-id": { $ref: "#/components/headers/RequestId" },
 };
 
+const CALIBRATION_FIELD = {
+  type: "string",
+  description: "The name of a calibration this key fitted (POST /v1/calibrations): its temperatures and thresholds answer instead of the model's own.",
+};
+
 const ERROR_CASES: Record<string, string> = {
   "400": "The body is not UTF-8 JSON (the message gives the line and column), is compressed without its `Content-Encoding`, cannot be decompressed, or the request is not HTTP.",
   "401": "The key is missing, unknown or revoked, or `Authorization` lacks the `Bearer ` scheme.",
@@ -107,6 +112,7 @@ const SCHEMAS = {
     properties: {
       model: { type: "string", description: `${PUBLIC_MODELS.join(", ")}, or an alias (alt-latest, jev-latest, alt-1.x.y, jev-1.x.y, alt-preview, jev-preview).` },
       state: ref("Text"),
+      calibration: CALIBRATION_FIELD,
       questions: {
         type: "object",
         minProperties: 1,
@@ -177,7 +183,8 @@ const SCHEMAS = {
     properties: {
       model: { type: "string" },
       state: ref("Text"),
-      min_confidence: { type: "number", minimum: 0, maximum: 1, description: "Abstain under this confidence (default: the model's `default_min_confidence`)." },
+      min_confidence: { type: "number", minimum: 0, maximum: 1, description: "Abstain under this confidence (default: the calibration's threshold for the question's type; without a calibration, the model's `default_min_confidence`)." },
+      calibration: CALIBRATION_FIELD,
       questions: { type: "object", minProperties: 1, maxProperties: LIMITS.maxQuestions, additionalProperties: ref("DecideQuestion") },
     },
   },
@@ -196,12 +203,13 @@ const SCHEMAS = {
   },
   DecideResponse: {
     type: "object",
-    required: ["id", "model", "model_hash", "answers", "usage"],
+    required: ["id", "model", "model_hash", "calibration", "answers", "usage"],
     additionalProperties: false,
     properties: {
       id: { type: "string", pattern: "^req_[0-9a-f]{24}$", description: "The request id." },
       model: { type: "string" },
       model_hash: ref("ModelHash"),
+      calibration: { type: "string", description: "The calibration that produced the numbers: `default`, or `name@hash` of one this key fitted." },
       answers: { type: "object", additionalProperties: ref("DecideAnswer") },
       usage,
     },
@@ -256,6 +264,56 @@ const SCHEMAS = {
       },
     ],
   },
+  CalibrationRequest: {
+    type: "object",
+    required: ["name", "examples"],
+    properties: {
+      name: { type: "string", pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" },
+      model: { type: "string", description: "The model the examples are for (default svc-latest)." },
+      target_accuracy: { type: "number", exclusiveMinimum: 0, maximum: 1, description: "The accuracy the fitted min_confidence must reach on the answered fit examples (default 0.9)." },
+      examples: {
+        type: "array",
+        minItems: 20,
+        items: {
+          type: "object",
+          required: ["state", "question", "answer"],
+          properties: {
+            state: ref("Text"),
+            question: { description: "One question in either API's shape (SystemOneQuestion or DecideQuestion).", type: "object" },
+            answer: { description: "noul/binary: true or false; choice: an option key; score/scale: a level index.", type: ["boolean", "string", "integer"] },
+            model: { type: "string" },
+          },
+        },
+      },
+    },
+  },
+  Calibration: {
+    type: "object",
+    required: ["name", "hash", "model", "model_hash", "target_accuracy", "examples", "calibration", "min_confidence", "target_reached", "report", "created_at"],
+    properties: {
+      name: { type: "string" },
+      hash: { type: "string", pattern: "^[0-9a-f]{12}$" },
+      model: { type: "string" },
+      model_hash: ref("ModelHash"),
+      target_accuracy: { type: "number" },
+      examples: { type: "object", required: ["fit", "held_out"], properties: { fit: { type: "integer" }, held_out: { type: "integer" } } },
+      calibration: { type: "object", description: "Temperatures per type (noul: slope a and bias b) and the overall default_min_confidence." },
+      min_confidence: { type: "object", required: ["noul", "choice", "score"], additionalProperties: { type: "number", minimum: 0, maximum: 1 } },
+      target_reached: { type: "object", additionalProperties: { type: ["boolean", "null"] }, description: "Per type: whether some threshold reached the target on the fit examples (null: no examples of that type)." },
+      report: {
+        type: "object",
+        required: ["before", "after"],
+        description: "On the held-out examples, per type and `all`: n, accuracy, ece, coverage (share answered at the threshold) and answered_accuracy, with the model's own calibration (before) and the fitted one (after). A figure over no examples is null.",
+      },
+      created_at: { type: "string" },
+      reliability_svg: { type: "string", description: "POST only: a reliability diagram (SVG) of the held-out examples, before and after." },
+    },
+  },
+  CalibrationList: {
+    type: "object",
+    required: ["calibrations"],
+    properties: { calibrations: { type: "array", items: ref("Calibration") } },
+  },
   ModelHash: {
     type: "string",
     pattern: "^[0-9a-f]{12}$",
@@ -300,6 +358,17 @@ const SCHEMAS = {
   },
 };
 
+const IDEMPOTENCY_KEY = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "Any string of 1 to 255 characters naming this request. Sent again with the same body within 24 hours, the first answer is replayed " +
+    "(`x-svc-cache: hit`, billed 0 tokens); sent again with a different body it is refused with 422. Without it, an identical body from " +
+    "the same key within SVC_CACHE_WINDOW_MS (default 10 minutes) is replayed the same way.",
+  schema: { type: "string", minLength: 1, maxLength: 255 },
+};
+
 const answered = (schema: object, description: string) => ({
   description,
   headers: {
@@ -308,6 +377,16 @@ const answered = (schema: object, description: string) => ({
       description: "`true` when a question read only the head of the state: the state did not fit the 256 tokens of a (state + question, option) pair and was cut at its end.",
       required: true,
       schema: { enum: ["true", "false"] },
+    },
+    "x-svc-cache": {
+      description: "`hit` when the answer was replayed for a retry (identical request or the same Idempotency-Key; billed 0 tokens, the numbers exactly the first answer's), `miss` when the model ran.",
+      required: true,
+      schema: { enum: ["hit", "miss"] },
+    },
+    "x-calibration": {
+      description: "Which calibration produced the numbers: `default` (the model's own), or `name@hash` of one this key fitted.",
+      required: true,
+      schema: { type: "string" },
     },
     "x-model-hash": {
       description: "The identity of the model files and calibration that produced the answer (as `hash` in GET /v1/models).",
@@ -336,6 +415,7 @@ export const OPENAPI = {
       post: {
         summary: "Answer typed questions (System One wire format)",
         operationId: "systemOne",
+        parameters: [IDEMPOTENCY_KEY],
         requestBody: { required: true, content: json(ref("SystemOneRequest")) },
         responses: { "200": answered(ref("SystemOneResponse"), "One answer per question, under its key."), ...errors(API_ERRORS) },
       },
@@ -344,8 +424,22 @@ export const OPENAPI = {
       post: {
         summary: "Answer typed questions with abstention (native)",
         operationId: "decide",
+        parameters: [IDEMPOTENCY_KEY],
         requestBody: { required: true, content: json(ref("DecideRequest")) },
         responses: { "200": answered(ref("DecideResponse"), "One answer per question, under its key."), ...errors(API_ERRORS) },
+      },
+    },
+    "/v1/calibrations": {
+      post: {
+        summary: "Fit a calibration from this key's own labeled examples",
+        operationId: "fitCalibration",
+        requestBody: { required: true, content: json(ref("CalibrationRequest")) },
+        responses: { "200": { description: "The fitted calibration, stored for this key, with its report.", headers: ID_HEADERS, content: json(ref("Calibration")) }, ...errors(API_ERRORS) },
+      },
+      get: {
+        summary: "This key's calibrations",
+        operationId: "listCalibrations",
+        responses: { "200": { description: "The calibrations this key fitted.", headers: ID_HEADERS, content: json(ref("CalibrationList")) }, ...errors(GET_ERRORS) },
       },
     },
     "/v1/models": {

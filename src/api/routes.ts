@@ -1,6 +1,11 @@
 import { RawReply, type Route } from "../http/server.js";
 import { answer, type EngineHandle, type FlowDeps } from "./flow.js";
 import type { CachedAnswer } from "./answer-cache.js";
+import type { CalibrationRecord } from "../accounts/store.js";
+import { fitCalibration, parseCalibrationRequest, type FittedCalibration } from "../calibration/fit.js";
+import { calibrationFor } from "../calibration/use.js";
+import type { Engine } from "../engine/engine.js";
+import { ApiError } from "../http/errors.js";
 import { decideAnswer, parseDecide, type DecideResponse } from "./decide.js";
 import { listModels } from "./models.js";
 import { OPENAPI_JSON } from "./openapi.js";
@@ -11,9 +16,20 @@ import { parseSystemOne, systemOneAnswer, type SystemOneResponse } from "./syste
 export { STATE_TRUNCATED_HEADER } from "./headers.js";
 
 /** The answer to cache: the body and what its headers say. */
-function toCache(body: object, model: string, stateCut: boolean, modelHash: string): Omit<CachedAnswer, "bodyHash"> {
-  return { body: body as Record<string, unknown>, model, stateTruncated: String(stateCut), modelHash };
+function toCache(body: object, model: string, stateCut: boolean, modelHash: string, calibration: string): Omit<CachedAnswer, "bodyHash"> {
+  return { body: body as Record<string, unknown>, model, stateTruncated: String(stateCut), modelHash, calibration };
 }
+
+/** The engine, or 503 while it cannot answer (as for a request). */
+function readyEngine(deps: FlowDeps): Engine {
+  if (deps.engine.state !== "ready") {
+    throw new ApiError(503, deps.engine.state === "loading" ? "model_loading" : "model_failed", { headers: { "retry-after": deps.engine.state === "loading" ? "5" : "30" } });
+  }
+  return deps.engine.engine;
+}
+
+/** A stored calibration as listed and returned: everything it holds but its key. */
+const calibrationView = (rec: CalibrationRecord): FittedCalibration => JSON.parse(rec.body) as FittedCalibration;
 
 /**
  * Always 200 (a load balancer's check sees the process answer); the body says whether it can serve:
@@ -59,13 +75,14 @@ export const ROUTES: Record<string, Route[]> = {
         const body = await ctx.body();
         const request = parseSystemOne(body);
         return deps.cache.through(ctx, deps, "/v1/systemone", body, async () => {
-          const done = await answer(deps, request, ctx.key!, "/v1/systemone", ctx);
+          const cal = await calibrationFor(deps, ctx.key!, body);
+          const done = await answer(deps, request, ctx.key!, "/v1/systemone", ctx, cal.calibration);
           const response: SystemOneResponse = {
             model: done.model,
             answers: Object.fromEntries(done.results.map((r) => [r.question.key, systemOneAnswer(r.question, r.numbers)])),
             usage: { input_tokens: done.inputTokens, output_tokens: 0 },
           };
-          return toCache(response, done.model, done.stateCut, deps.engine.engine.info.hash);
+          return toCache(response, done.model, done.stateCut, deps.engine.engine.info.hash, cal.label);
         });
       },
     },
@@ -78,23 +95,51 @@ export const ROUTES: Record<string, Route[]> = {
         const body = await ctx.body();
         const request = parseDecide(body);
         return deps.cache.through(ctx, deps, "/v1/decide", body, async () => {
-          const done = await answer(deps, request, ctx.key!, "/v1/decide", ctx);
-          const fallback = request.minConfidence ?? deps.engine.engine.calibration.default_min_confidence;
+          const cal = await calibrationFor(deps, ctx.key!, body);
+          const done = await answer(deps, request, ctx.key!, "/v1/decide", ctx, cal.calibration);
           const response: DecideResponse = {
             id: ctx.requestId,
             model: done.model,
             model_hash: deps.engine.engine.info.hash,
+            calibration: cal.label,
             answers: Object.fromEntries(
               done.results.map((r) => [
                 r.question.key,
-                decideAnswer(r.question, r.numbers, request.questionMinConfidence.get(r.question.key) ?? fallback, r.stateCut),
+                decideAnswer(r.question, r.numbers, request.questionMinConfidence.get(r.question.key) ?? request.minConfidence ?? cal.minConfidence(r.question.kind), r.stateCut),
               ]),
             ),
             usage: { input_tokens: done.inputTokens, output_tokens: 0 },
           };
-          return toCache(response, done.model, done.stateCut, deps.engine.engine.info.hash);
+          return toCache(response, done.model, done.stateCut, deps.engine.engine.info.hash, cal.label);
         });
       },
+    },
+  ],
+  "/v1/calibrations": [
+    {
+      method: "POST",
+      auth: true,
+      handler: async (ctx, deps) => {
+        const req = parseCalibrationRequest(await ctx.body());
+        const engine = readyEngine(deps);
+        const key = ctx.key!;
+        const release = deps.admission.admit(key.id, req.examples.reduce((n, e) => n + Math.max(1, e.question.options.length), 0));
+        try {
+          const { fitted, svg } = await fitCalibration(engine, req, async (state, q) => {
+            const raw = await engine.run(engine.plan(state, [q]), { lane: key.id, signal: ctx.signal });
+            return raw[0];
+          });
+          await deps.store.saveCalibration({ keyId: key.id, name: fitted.name, createdAt: fitted.created_at, body: JSON.stringify(fitted) });
+          return { ...fitted, reliability_svg: svg };
+        } finally {
+          release();
+        }
+      },
+    },
+    {
+      method: "GET",
+      auth: true,
+      handler: async (ctx, deps) => ({ calibrations: (await deps.store.listCalibrations(ctx.key!.id)).map(calibrationView) }),
     },
   ],
 };

@@ -27,6 +27,8 @@ const USAGE = `svc: a self-hostable decision service
   svc batch IN.jsonl OUT.jsonl [--url URL --key KEY] [--concurrency N]
                                      answer one System One request per line (or {state, questions}), in this
                                      process or against a running service; resumes an interrupted run
+  svc calibrate --data FILE.jsonl --name NAME --key <id|prefix> [--target 0.9] [--plot FILE.svg] [--json]
+                                     fit a calibration from a key's own labeled examples (also POST /v1/calibrations)
   svc models list [--json]           the built-in model, installed models, and the one svc serve uses
   svc models pull <hf-id> [--revision R] [--file onnx/model.onnx]
                                      install an ONNX NLI model from the Hugging Face Hub (docs/models.md)
@@ -44,7 +46,7 @@ Keys, usage and installed models live in the data folder: SVC_DATA_DIR, else $XD
 ~/.local/share/svc. A command that starts a new store there says so on stderr.
 `;
 
-const COMMANDS = ["serve", "keys", "usage", "ask", "batch", "models", "eval", "help"];
+const COMMANDS = ["serve", "keys", "usage", "ask", "batch", "calibrate", "models", "eval", "help"];
 const KEYS_COMMANDS = ["create", "list", "revoke"];
 
 /**
@@ -295,6 +297,10 @@ export async function main(argv: string[]): Promise<number> {
     case "batch": {
       const { batchCommand } = await import("./batch.js");
       return batchCommand(config, args);
+    }
+    case "calibrate": {
+      const { calibrateCommand } = await import("./calibrate.js");
+      return calibrateCommand(config, args);
     }
     case "models": {
       const { modelsCommand } = await import("./models.js");

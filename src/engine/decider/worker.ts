@@ -3,9 +3,9 @@
  * on the calling thread): the encoder over every distinct text of a job, then the scorer once per question.
  * Between batches the worker yields to its event loop, so a cancel message stops a job within one batch.
  */
-import { endianness } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import ort from "onnxruntime-node";
+import { int64 } from "../int64.js";
 
 export interface DeciderWorkerInit {
   encoderPath: string;
@@ -49,18 +49,6 @@ export type DeciderReply =
 export const HIDDEN = 384;
 /** Tokens per encoder batch: texts of one length run together, at most this many tokens at once. */
 const BATCH_TOKENS = 2048;
-const littleEndian = endianness() === "LE";
-
-function int64(xs: ArrayLike<number>): BigInt64Array {
-  const out = new BigInt64Array(xs.length);
-  if (littleEndian) {
-    const words = new Int32Array(out.buffer);
-    for (let i = 0; i < xs.length; i++) words[2 * i] = xs[i];
-  } else {
-    for (let i = 0; i < xs.length; i++) out[i] = BigInt(xs[i]);
-  }
-  return out;
-}
 
 const ones = (n: number): BigInt64Array => int64(new Int32Array(n).fill(1));
 const yieldTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
@@ -98,6 +86,8 @@ async function main(): Promise<void> {
     return;
   }
   const cancelled = new Set<number>();
+  /** Jobs queued or running: a cancel for any other id (one already answered) is dropped, so the set stays small. */
+  const active = new Set<number>();
   const queue: (DeciderJob | EmbedJob)[] = [];
   let busy = false;
 
@@ -172,13 +162,16 @@ async function main(): Promise<void> {
         else port!.postMessage({ kind: "run-error", id: job.id, message: (err as Error).message } satisfies DeciderReply);
       }
       cancelled.delete(job.id);
+      active.delete(job.id);
     }
     busy = false;
   }
 
   port.on("message", (msg: DeciderMessage) => {
-    if (msg.kind === "cancel") cancelled.add(msg.id);
-    else {
+    if (msg.kind === "cancel") {
+      if (active.has(msg.id)) cancelled.add(msg.id);
+    } else {
+      active.add(msg.id);
       queue.push(msg);
       void drain();
     }

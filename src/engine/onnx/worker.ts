@@ -3,9 +3,9 @@
  * calling thread (the JS wrapper only defers it with setImmediate), so it runs here and the main
  * thread's event loop stays free while a batch is computed.
  */
-import { endianness } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import ort from "onnxruntime-node";
+import { int64 } from "../int64.js";
 
 export interface WorkerInit {
   modelPath: string;
@@ -29,19 +29,6 @@ export type WorkerReply =
   | { kind: "run-error"; id: number; message: string };
 
 const KNOWN_INPUTS = new Set(["input_ids", "attention_mask", "token_type_ids"]);
-const littleEndian = endianness() === "LE";
-
-function int64(xs: Int32Array): BigInt64Array {
-  const out = new BigInt64Array(xs.length);
-  if (littleEndian) {
-    // Values are non-negative ids, masks and types: writing the low 32-bit words is exact and avoids a BigInt per token.
-    const words = new Int32Array(out.buffer);
-    for (let i = 0; i < xs.length; i++) words[2 * i] = xs[i];
-  } else {
-    for (let i = 0; i < xs.length; i++) out[i] = BigInt(xs[i]);
-  }
-  return out;
-}
 
 async function main(): Promise<void> {
   const port = parentPort;

@@ -1,20 +1,22 @@
-/** The threshold fit of scripts/fit-threshold.ts (the default abstention threshold of the built-in model). */
+/**
+ * Abstention thresholds: the built-in model's default (scripts/fit-threshold.ts) and a key's own per type
+ * (src/calibration/fit.ts, for the accuracy the caller asks for).
+ */
 
 /**
- * What the default threshold promises: of the questions it lets through, at least this share right
- * (on the fit split). 0.7 rather than a stricter figure so that /v1/decide answers a useful share
- * with today's small model: at 0.9 it answered about 5% of the fit split, at 0.7 about 30%.
+ * What the built-in model's default threshold promises: of the questions it lets through, at least this
+ * share right (on eval/dev's fit split).
  */
 export const TARGET_ACCURACY = 0.7;
 const MIN_ANSWERED_SHARE = 0.1;
 const MIN_ANSWERED = 5;
 
 /**
- * The lowest threshold with at least TARGET_ACCURACY right among the questions still answered
+ * The lowest threshold with at least `target` right among the questions still answered
  * (confidence >= threshold), among thresholds that answer at least MIN_ANSWERED_SHARE of them;
  * when none reaches the target, the one with the best accuracy (reached: false).
  */
-export function minConfidence(conf: number[], correct: boolean[]): { threshold: number; accuracy: number; answered: number; reached: boolean } {
+export function minConfidence(conf: number[], correct: boolean[], target = TARGET_ACCURACY): { threshold: number; accuracy: number; answered: number; reached: boolean } {
   const order = conf.map((c, i) => i).sort((i, j) => conf[i] - conf[j]);
   const minAnswered = Math.max(MIN_ANSWERED, Math.ceil(MIN_ANSWERED_SHARE * conf.length));
   let best = { threshold: 0, accuracy: -1, answered: 0, reached: false };
@@ -27,7 +29,7 @@ export function minConfidence(conf: number[], correct: boolean[]): { threshold: 
     for (let m = k; m < order.length; m++) if (correct[order[m]]) ok++;
     const accuracy = ok / answered;
     const threshold = k === 0 ? 0 : conf[order[k]];
-    if (accuracy >= TARGET_ACCURACY) return { threshold, accuracy, answered, reached: true };
+    if (accuracy >= target) return { threshold, accuracy, answered, reached: true };
     if (accuracy > best.accuracy) best = { threshold, accuracy, answered, reached: false };
   }
   return best;
