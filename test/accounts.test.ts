@@ -8,7 +8,9 @@ import { fire, maximalRequest } from "./helpers/pressure.js";
 
 let svc: Service;
 before(async () => {
-  svc = await startService({ env: { SVC_PER_MINUTE: "5", SVC_PER_DAY: "0", SVC_MONTHLY_TOKENS: "0" } });
+  // These tests repeat identical requests to see each one counted, billed or refused: the retry cache (which would
+// replay them, test/retry-cache.test.ts) is off here.
+  svc = await startService({ env: { SVC_PER_MINUTE: "5", SVC_PER_DAY: "0", SVC_MONTHLY_TOKENS: "0", SVC_CACHE_WINDOW_MS: "0" } });
 });
 after(async () => {
   await svc.stop();
@@ -228,7 +230,7 @@ describe("limits", () => {
 describe("model work in flight per key", () => {
   let small: Service;
   before(async () => {
-    small = await startService({ env: { SVC_PER_MINUTE: "0", SVC_MAX_PAIRS_PER_KEY: "10", SVC_MAX_PAIRS: "10" } });
+    small = await startService({ env: { SVC_PER_MINUTE: "0", SVC_MAX_PAIRS_PER_KEY: "10", SVC_MAX_PAIRS: "10", SVC_CACHE_WINDOW_MS: "0" } });
   });
   after(async () => {
     await small.stop();
@@ -300,7 +302,7 @@ describe("usage records", () => {
     }
     const text = await cli(["usage"], { SVC_DATA_DIR: svc.dataDir });
     const total = replies.slice(0, 3).reduce((s2, r) => s2 + (r.body.usage.input_tokens as number), 0);
-    assert.match(text.stdout, new RegExp(`ledger\\s+${key.slice(4, 12)}\\s+3\\s+${total}\\n`));
+    assert.match(text.stdout, new RegExp(`ledger\\s+${key.slice(4, 12)}\\s+3\\s+0\\s+${total}\\n`));
     const other = await cli(["usage", "--month", "2001-01", "--json"], { SVC_DATA_DIR: svc.dataDir });
     assert.ok(JSON.parse(other.stdout).keys.every((k: { requests: number }) => k.requests === 0));
   });
@@ -308,7 +310,7 @@ describe("usage records", () => {
 
 describe("server-wide defaults for day and month", () => {
   test("per_day and monthly_quota defaults from the environment; after a restart the day's count goes on", async () => {
-    const env = { SVC_PER_MINUTE: "0", SVC_PER_DAY: "3" };
+    const env = { SVC_PER_MINUTE: "0", SVC_PER_DAY: "3", SVC_CACHE_WINDOW_MS: "0" };
     const s2 = await startService({ env });
     try {
       assert.equal((await post(s2, "/v1/systemone", body)).status, 200);
@@ -327,7 +329,7 @@ describe("server-wide defaults for day and month", () => {
     } finally {
       await again.stop();
     }
-    const s3 = await startService({ env: { SVC_MONTHLY_TOKENS: "10" } });
+    const s3 = await startService({ env: { SVC_MONTHLY_TOKENS: "10", SVC_CACHE_WINDOW_MS: "0" } });
     try {
       // One request larger than the whole quota can never pass it: 413, not a 429 to retry.
       const r = await post(s3, "/v1/systemone", body);

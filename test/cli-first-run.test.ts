@@ -17,7 +17,7 @@ describe("svc CLI for a new user", () => {
     }
     const bare = await cli([], env);
     assert.equal(bare.code, 1);
-    assert.match(bare.stderr, /^svc: missing command: use serve, keys, usage, ask, models, eval, help\n/);
+    assert.match(bare.stderr, /^svc: missing command: use serve, keys, usage, ask, batch, calibrate, models, eval, help\n/);
     const models = await cli(["models"], env);
     assert.equal(models.code, 1);
     assert.equal(models.stderr, "svc: models needs a subcommand: list, pull or use\n");
@@ -61,7 +61,7 @@ describe("svc CLI for a new user", () => {
       assert.equal(u.code, 0, u.stderr);
       const parsed = JSON.parse(u.stdout);
       assert.deepEqual(Object.keys(parsed), ["month", "keys"]);
-      assert.deepEqual(Object.keys(parsed.keys[0]), ["key_id", "name", "prefix", "requests", "input_tokens"]);
+      assert.deepEqual(Object.keys(parsed.keys[0]), ["key_id", "name", "prefix", "requests", "cached_requests", "input_tokens"]);
       assert.equal(parsed.keys[0].requests, 1);
       assert.equal(parsed.keys[0].input_tokens, r.body.usage.input_tokens);
     } finally {

@@ -8,11 +8,23 @@ import { cli, post, ROOT, startService, type Service } from "./helpers/service.j
 
 let svc: Service;
 before(async () => {
-  svc = await startService({ env: { SVC_PER_MINUTE: "0" } });
+  // Its quota test repeats one request to see each billed: the retry cache is off here (test/retry-cache.test.ts).
+  svc = await startService({ env: { SVC_PER_MINUTE: "0", SVC_CACHE_WINDOW_MS: "0" } });
 });
 after(async () => {
   await svc.stop();
 });
+
+/** A README answer block against the service's answer: every number within its printed 3 decimals, tokens and the rest exact. */
+function compareShown(want: unknown, got: unknown, path: string): void {
+  if (typeof want === "number" && !path.endsWith("_tokens")) {
+    assert.equal(typeof got, "number", path);
+    assert.ok(Math.abs((got as number) - want) <= 0.0005, `${path}: README shows ${want}, the service answers ${String(got)}`);
+  } else if (typeof want === "object" && want !== null) {
+    assert.deepEqual(Object.keys(got as object).sort(), Object.keys(want).sort(), path);
+    for (const [k, v] of Object.entries(want)) compareShown(v, (got as Record<string, unknown>)[k], `${path}.${k}`);
+  } else assert.equal(got, want, path);
+}
 
 const noul = { model: "svc-latest", state: "hello there", questions: { q: { type: "noul", instructions: "Is this a greeting?" } } };
 
@@ -24,17 +36,20 @@ describe("what a new user hit", () => {
     assert.ok(request && shown, "README: the curl body and the answer block");
     const r = await post(svc, "/v1/systemone", JSON.parse(request[1]));
     assert.equal(r.status, 200);
-    const expected = JSON.parse(shown[1]);
-    const compare = (want: unknown, got: unknown, path: string): void => {
-      if (typeof want === "number" && !path.endsWith("_tokens")) {
-        assert.equal(typeof got, "number", path);
-        assert.ok(Math.abs((got as number) - want) <= 0.0005, `${path}: README shows ${want}, the service answers ${String(got)}`);
-      } else if (typeof want === "object" && want !== null) {
-        assert.deepEqual(Object.keys(got as object).sort(), Object.keys(want).sort(), path);
-        for (const [k, v] of Object.entries(want)) compare(v, (got as Record<string, unknown>)[k], `${path}.${k}`);
-      } else assert.equal(got, want, path);
-    };
-    compare(expected, r.body, "answer");
+    compareShown(JSON.parse(shown[1]), r.body, "answer");
+  });
+
+  test("the README's /v1/decide request gets the answer the README shows (numbers to their printed 3 decimals, tokens exact)", async () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const request = /\/v1\/decide -H [^\n]*-d '(\{[\s\S]*?\})'\n```/.exec(readme);
+    const shown = /\nFor the request above the built-in model answers [^\n]*\n[^\n]*\n\n```json\n([\s\S]*?)\n```/.exec(readme);
+    assert.ok(request && shown, "README: the /v1/decide curl body and its answer block");
+    const r = await post(svc, "/v1/decide", JSON.parse(request[1]));
+    assert.equal(r.status, 200);
+    const { id, model_hash, ...rest } = r.body as { id: string; model_hash: string };
+    assert.match(id, /^req_/);
+    assert.match(model_hash, /^[0-9a-f]{12}$/);
+    compareShown(JSON.parse(shown[1]), rest, "answer");
   });
 
   test("a key sent without 'Bearer ' is told the scheme is missing, not that the key is invalid", async () => {

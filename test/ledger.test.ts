@@ -214,7 +214,8 @@ describe("usage ledger (its own thread, real SQLite file)", () => {
   });
 
   test("over HTTP: a record that cannot be written is a 500 that is not billed, and the service recovers", async () => {
-    const svc = await startService({ env: { SVC_MODEL: join(ROOT, "test", "fixtures", "tiny-nli") } });
+    // The same body three times, each run and billed: the retry cache is off.
+    const svc = await startService({ env: { SVC_MODEL: join(ROOT, "test", "fixtures", "tiny-nli"), SVC_CACHE_WINDOW_MS: "0" } });
     try {
       const body = { model: "svc-latest", state: "Where is my parcel?", questions: { q: { type: "noul", instructions: "Is this about shipping?" } } };
       const first = await post(svc, "/v1/systemone", body);
@@ -231,7 +232,7 @@ describe("usage ledger (its own thread, real SQLite file)", () => {
       assert.match(failed.headers.get("x-request-id") ?? "", /^req_[0-9a-f]{24}$/);
       db.exec(schema);
       db.exec(index);
-      const insert = db.prepare("INSERT INTO usage VALUES (@request_id, @key_id, @endpoint, @model, @input_tokens, @at)");
+      const insert = db.prepare("INSERT INTO usage VALUES (@request_id, @key_id, @endpoint, @model, @input_tokens, @at, @cached)");
       for (const r of saved) insert.run(r);
       db.close();
       const again = await post(svc, "/v1/systemone", body);

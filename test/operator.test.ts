@@ -50,7 +50,8 @@ describe("operators: OpenAPI, metrics, structured logs", () => {
   });
 
   test("GET /metrics on its own port: requests by endpoint and status, latency, model time, queue, tokens, 429s by limit, model state; never a key", async () => {
-    const svc = await startService({ env: { SVC_METRICS_PORT: "0", SVC_PER_MINUTE: "2" } });
+    // The same body twice, each billed: the retry cache is off (it would replay the second, test/retry-cache.test.ts).
+    const svc = await startService({ env: { SVC_METRICS_PORT: "0", SVC_PER_MINUTE: "2", SVC_CACHE_WINDOW_MS: "0" } });
     try {
       const m = /metrics on (http:\/\/\S+)\/metrics/.exec(svc.output());
       assert.ok(m, svc.output());

@@ -154,6 +154,8 @@ before(async () => {
     SVC_PER_MINUTE: "0",
     SVC_PER_DAY: "0",
     SVC_MONTHLY_TOKENS: "0",
+    // These tests count repeated identical requests across instances: replays (test/retry-cache.test.ts) are off.
+    SVC_CACHE_WINDOW_MS: "0",
     SVC_PG_TIMEOUT_MS: "1500",
     SVC_REDIS_TIMEOUT_MS: "500",
     SVC_WORKERS: "1",

@@ -298,7 +298,11 @@ const SCHEMAS = {
       target_accuracy: { type: "number" },
       examples: { type: "object", required: ["fit", "held_out"], properties: { fit: { type: "integer" }, held_out: { type: "integer" } } },
       calibration: { type: "object", description: "Temperatures per type (noul: slope a and bias b) and the overall default_min_confidence." },
-      min_confidence: { type: "object", required: ["noul", "choice", "score"], additionalProperties: { type: "number", minimum: 0, maximum: 1 } },
+      min_confidence: {
+        type: "object",
+        required: ["noul", "choice", "score"],
+        properties: Object.fromEntries(["noul", "choice", "score"].map((k) => [k, { type: "number", minimum: 0, maximum: 1 }])),
+      },
       target_reached: { type: "object", additionalProperties: { type: ["boolean", "null"] }, description: "Per type: whether some threshold reached the target on the fit examples (null: no examples of that type)." },
       report: {
         type: "object",

@@ -8,7 +8,6 @@ import type { Question } from "../../questions/question.js";
 import {
   CancelledError,
   EngineUnavailableError,
-  PLAN_PAIRS_PER_STEP,
   planNow,
   throwIfAborted,
   untilAborted,
@@ -36,6 +35,13 @@ const SEGMENT_TOKENS = 64;
 /** A state needs no more than its head: tokenizing 64 KiB in full costs far more than the model reads. */
 const HEAD_CHARS = 4096;
 const TYPES = { noul: 0, choice: 1, score: 2 } as const;
+/**
+ * A request runs in chunks of questions with about this many segments, each a job of its own: another key's
+ * request waits for one chunk, not for a whole 64 x 255 request. The state is encoded once per request.
+ */
+const CHUNK_SEGMENTS = 64;
+/** Texts tokenized per planning step (see planSteps). */
+const TEXTS_PER_STEP = 4;
 
 export const BUILTIN_DIR = fileURLToPath(new URL("../../../../models/builtin", import.meta.url));
 
@@ -150,6 +156,8 @@ export class DeciderEngine implements Engine {
     const json = JSON.parse(readFileSync(join(this.dir, "tokenizer.json"), "utf8")) as object;
     this.tokenizer = new Tokenizer(json, {});
     this.bos = this.tokenizer.token_to_id("<s>") ?? 0;
+    // The tokenizer's first calls compile its code (~100 ms): do it now, not inside a request's planning.
+    for (let i = 0; i < 200; i++) this.tokenizer.encode(`Warm-up ${i}: ¿Qué pasó? L'été dernier, Größe ${i * 7}.`, { add_special_tokens: false });
     this.eos = this.tokenizer.token_to_id("</s>") ?? 2;
     const init: DeciderWorkerInit = {
       encoderPath: join(this.dir, this.model.encoder),
@@ -219,7 +227,8 @@ export class DeciderEngine implements Engine {
     let inputTokens = 0;
     let step = 0;
     for (const q of questions) {
-      if (step >= PLAN_PAIRS_PER_STEP) {
+      // XLM-R's Unigram tokenizer takes up to ~1 ms per new text: a step tokenizes a few dozen of them, not PLAN_PAIRS_PER_STEP pairs.
+      if (step >= TEXTS_PER_STEP) {
         step = 0;
         yield;
       }
@@ -236,7 +245,7 @@ export class DeciderEngine implements Engine {
           ? [PAIR_SPECIALS + stateLength + question.length + billedSides]
           : segments.map((s) => PAIR_SPECIALS + stateLength + question.length + s.length);
       for (const n of pairTokens) inputTokens += n;
-      step += segments.length;
+      step += segments.length + 1;
       plans.push({ question: q, pairTokens, stateCut: stateLength < stateIds.length });
       work.questions.push({ kind: q.kind, stateLength, question, segments });
     }
@@ -252,7 +261,7 @@ export class DeciderEngine implements Engine {
   }
 
   /** The job for the worker: distinct texts in an order that depends only on the set of texts, never on option order. */
-  private job(work: Work): { message: Omit<DeciderJob, "id">; order: number[][] } {
+  private job(work: Work, questions: QuestionWork[], stateKey: string, moreChunks: boolean): { message: Omit<DeciderJob, "id">; order: number[][] } {
     const longestState = Math.max(0, ...work.questions.map((q) => q.stateLength));
     const all = new Map<string, Int32Array>();
     const add = (ids: Int32Array): string => {
@@ -260,18 +269,21 @@ export class DeciderEngine implements Engine {
       if (!all.has(key)) all.set(key, ids);
       return key;
     };
-    const stateKey = add(this.wrap(work.state.subarray(0, longestState)));
-    const qs = work.questions.map((q) => ({ q: add(this.wrap(q.question)), segs: q.segments.map((s) => add(this.wrap(s))) }));
+    const stateText = add(this.wrap(work.state.subarray(0, longestState)));
+    const qs = questions.map((q) => ({ q: add(this.wrap(q.question)), segs: q.segments.map((s) => add(this.wrap(s))) }));
     const sorted = [...all.entries()].sort((a, b) => compareIds(a[1], b[1]));
     const index = new Map(sorted.map(([k], i) => [k, i]));
     const order: number[][] = [];
-    const questions: ScorerQuestion[] = work.questions.map((q, i) => {
+    const scorerQuestions: ScorerQuestion[] = questions.map((q, i) => {
       const segs = qs[i].segs.map((k, at) => ({ text: index.get(k)!, at }));
       segs.sort((a, b) => a.text - b.text || a.at - b.at);
       order.push(segs.map((s) => s.at));
       return { type: TYPES[q.kind], stateLength: q.stateLength + (q.stateLength === longestState ? 2 : 1), question: index.get(qs[i].q)!, segments: segs.map((s) => s.text) };
     });
-    return { message: { kind: "job", texts: sorted.map(([, ids]) => ids), state: index.get(stateKey)!, questions }, order };
+    return {
+      message: { kind: "job", texts: sorted.map(([, ids]) => ids), state: index.get(stateText)!, questions: scorerQuestions, stateKey, moreChunks },
+      order,
+    };
   }
 
   async run(plan: Plan, opts: RunOptions = {}): Promise<RawScores> {
@@ -279,27 +291,59 @@ export class DeciderEngine implements Engine {
     if (!this.worker) throw new EngineUnavailableError("the built-in model is not loaded");
     const work = plan.work as Work;
     if (work.questions.length === 0) return [];
-    const { message, order } = this.job(work);
-    const id = this.nextId++;
-    let job!: Job;
-    const done = new Promise<Float32Array[]>((ok, fail) => {
-      job = { id, lane: opts.lane ?? "", message: { ...message, id }, order, resolve: ok, reject: fail, settled: false };
+    // A question's segments in an order that depends only on their texts, cut into pieces of at most
+    // CHUNK_SEGMENTS (an option is scored on its own, so a long list may be split), pieces grouped into chunks.
+    const pieces = work.questions.flatMap((q, qi) => {
+      const perm = q.segments.map((_, i) => i).sort((a, b) => compareIds(q.segments[a], q.segments[b]) || a - b);
+      const out: { qi: number; idx: number[]; work: QuestionWork }[] = [];
+      for (let from = 0; from < perm.length; from += CHUNK_SEGMENTS) {
+        const idx = perm.slice(from, from + CHUNK_SEGMENTS);
+        out.push({ qi, idx, work: { ...q, segments: idx.map((i) => q.segments[i]) } });
+      }
+      return out;
     });
-    this.jobs.push(job.lane, job);
+    const chunks: (typeof pieces)[] = [[]];
+    let size = 0;
+    for (const p of pieces) {
+      if (size > 0 && size + p.idx.length > CHUNK_SEGMENTS) {
+        chunks.push([]);
+        size = 0;
+      }
+      chunks[chunks.length - 1].push(p);
+      size += p.idx.length;
+    }
+    const stateKey = `s${this.nextId}`;
+    const lane = opts.lane ?? "";
+    const jobs: Job[] = [];
+    const orders: number[][] = [];
+    const parts = chunks.map((chunk, c) => {
+      const { message, order } = this.job(work, chunk.map((p) => p.work), stateKey, c < chunks.length - 1);
+      orders.push(...order);
+      const id = this.nextId++;
+      return new Promise<Float32Array[]>((ok, fail) => {
+        const job: Job = { id, lane, message: { ...message, id }, order, resolve: ok, reject: fail, settled: false };
+        jobs.push(job);
+        this.jobs.push(lane, job);
+      });
+    });
+    const done = Promise.all(parts).then((xs) => xs.flat());
+    done.catch(() => undefined);
     const { signal } = opts;
     const cancel = (): void => {
-      this.settle(job, new CancelledError());
-      if (this.inFlight.has(job.id)) this.post({ kind: "cancel", id: job.id });
-      else this.jobs.remove((j) => j === job);
+      for (const job of jobs) {
+        this.settle(job, new CancelledError());
+        if (this.inFlight.has(job.id)) this.post({ kind: "cancel", id: job.id });
+      }
+      this.jobs.remove((j) => jobs.includes(j));
     };
     signal?.addEventListener("abort", cancel, { once: true });
     this.pump();
     try {
       const scores = await untilAborted(done, signal);
+      const raws = work.questions.map((q) => new Array<number>(q.segments.length));
+      pieces.forEach((p, n) => orders[n].forEach((at, k) => (raws[p.qi][p.idx[at]] = scores[n][k])));
       return work.questions.map((q, i) => {
-        const canonical = scores[i];
-        const raw = new Array<number>(canonical.length);
-        order[i].forEach((at, k) => (raw[at] = canonical[k]));
+        const raw = raws[i];
         if (q.kind === "noul") return [raw[0] - raw[1]];
         if (q.kind === "score") return ordinal(raw, this.model.ordinal_spread);
         return raw;

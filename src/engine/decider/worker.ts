@@ -28,6 +28,10 @@ export interface DeciderJob {
   texts: Int32Array[];
   state: number;
   questions: ScorerQuestion[];
+  /** A request's chunks share its state: the first computes it, the others find it here by this key. */
+  stateKey: string;
+  /** Whether chunks of the same request follow (the state is kept for them) or this is the last. */
+  moreChunks: boolean;
 }
 
 /** Mean-pooled, L2-normalised sentence vectors of texts (the encoder alone: e5's own similarity, a baseline for evals). */
@@ -48,7 +52,9 @@ export type DeciderReply =
 
 export const HIDDEN = 384;
 /** Tokens per encoder batch: texts of one length run together, at most this many tokens at once. */
-const BATCH_TOKENS = 2048;
+const BATCH_TOKENS = 1024;
+/** States kept for the next chunks of their requests (each is dropped with its request's last chunk). */
+const MAX_STATES = 16;
 
 const ones = (n: number): BigInt64Array => int64(new Int32Array(n).fill(1));
 const yieldTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
@@ -75,6 +81,9 @@ async function main(): Promise<void> {
     interOpNumThreads: 1,
     executionMode: "sequential",
     graphOptimizationLevel: "all",
+    // Idle intra-op threads sleep instead of spinning: a 12-layer run keeps both cores busy for seconds, and
+    // spinning threads starved the event loop (a /healthz took 260-460 ms during a 64-question request).
+    extra: { session: { intra_op: { allow_spinning: "0" } } },
   };
   let encoder: ort.InferenceSession;
   let scorer: ort.InferenceSession;
@@ -86,6 +95,7 @@ async function main(): Promise<void> {
     return;
   }
   const cancelled = new Set<number>();
+  const states = new Map<string, Float32Array>();
   /** Jobs queued or running: a cancel for any other id (one already answered) is dropped, so the set stays small. */
   const active = new Set<number>();
   const queue: (DeciderJob | EmbedJob)[] = [];
@@ -95,7 +105,10 @@ async function main(): Promise<void> {
   async function encode(job: DeciderJob | EmbedJob): Promise<Float32Array[]> {
     const out = new Array<Float32Array>(job.texts.length);
     const byLength = new Map<number, number[]>();
+    const known = job.kind === "job" ? states.get(job.stateKey) : undefined;
+    if (known && job.kind === "job") out[job.state] = known;
     job.texts.forEach((t, i) => {
+      if (out[i]) return;
       const g = byLength.get(t.length);
       if (g) g.push(i);
       else byLength.set(t.length, [i]);
@@ -155,6 +168,13 @@ async function main(): Promise<void> {
       try {
         if (cancelled.has(job.id)) throw new Cancelled();
         const hidden = await encode(job);
+        if (job.kind === "job") {
+          states.delete(job.stateKey);
+          if (job.moreChunks) {
+            states.set(job.stateKey, hidden[job.state]);
+            if (states.size > MAX_STATES) states.delete(states.keys().next().value as string);
+          }
+        }
         const scores = job.kind === "job" ? await score(job, hidden) : hidden.map(meanPool);
         port!.postMessage({ kind: "result", id: job.id, scores } satisfies DeciderReply);
       } catch (err) {
