@@ -37,6 +37,15 @@ const keysAndUsage = (int: string): string => `
       );
       CREATE INDEX IF NOT EXISTS usage_key_at ON usage (key_id, at);`;
 
+/** Version 3: the same text in both dialects. */
+const CALIBRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS calibrations (
+        key_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (key_id, name)
+      );`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -68,20 +77,8 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 3,
     name: "calibrations fitted by a key from its own labeled examples",
     // body: the fitted calibration and its report as JSON (src/calibration/fit.ts).
-    sqlite: `CREATE TABLE IF NOT EXISTS calibrations (
-        key_id TEXT NOT NULL,
-        name TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        body TEXT NOT NULL,
-        PRIMARY KEY (key_id, name)
-      );`,
-    postgres: `CREATE TABLE IF NOT EXISTS calibrations (
-        key_id TEXT NOT NULL,
-        name TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        body TEXT NOT NULL,
-        PRIMARY KEY (key_id, name)
-      );`,
+    sqlite: CALIBRATIONS_TABLE,
+    postgres: CALIBRATIONS_TABLE,
   },
 ];
 
