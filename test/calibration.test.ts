@@ -93,6 +93,7 @@ test("a key fits a calibration over HTTP: per type, on two thirds, reported befo
   assert.equal(b.n, f.examples.held_out);
   assert.equal(a.n, b.n);
   for (const m of [a, b]) for (const v of [m.accuracy, m.ece, m.coverage]) assert.ok(v >= 0 && v <= 1, JSON.stringify(m));
+  console.log(`held out: before ${JSON.stringify(b)}; after ${JSON.stringify(a)}`);
   // The request names it: answers say which calibration they used, and the numbers follow it.
   const ask = { model: "svc-latest", calibration: "reviews-v1", state: "The invoice number is 8812.", questions: { q: { type: "noul", instructions: "Is the customer happy?" } } };
   const withCal = await post(svc, "/v1/systemone", ask);

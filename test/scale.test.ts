@@ -15,6 +15,7 @@ import { Redis } from "ioredis";
 import { awayFromMinuteEdge, cli, post, startService, tempDir, type Reply, type Service } from "./helpers/service.js";
 import { createScratch, REDIS_URL, type Scratch } from "./helpers/shared-state.js";
 import { TcpProxy } from "./helpers/tcp-proxy.js";
+import { MIGRATIONS } from "../src/accounts/migrations.js";
 
 const body = { model: "svc-latest", state: "Please cancel my order.", questions: { q: { type: "noul", instructions: "Does the customer want to cancel?" } } };
 
@@ -176,7 +177,8 @@ after(async () => {
 describe("three instances on PostgreSQL and Redis", () => {
   test("the schema is migrated once, by versioned migrations, while three instances start together", async () => {
     const m = await scratch.db.query("SELECT version, name FROM schema_migrations ORDER BY version");
-    assert.deepEqual(m.rows, [{ version: 1, name: "keys and usage" }]);
+    assert.deepEqual(m.rows, MIGRATIONS.map((x) => ({ version: x.version, name: x.name })));
+    assert.deepEqual(m.rows.map((r: { version: number }) => r.version), [1, 2, 3]);
     const keys = await scratch.db.query("SELECT name, prefix FROM keys");
     assert.deepEqual(keys.rows, [{ name: "bootstrap", prefix: "0123abcd" }]);
     for (let i = 0; i < 3; i++) {

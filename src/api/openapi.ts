@@ -307,6 +307,7 @@ const SCHEMAS = {
       report: {
         type: "object",
         required: ["before", "after"],
+        properties: { before: { type: "object" }, after: { type: "object" } },
         description: "On the held-out examples, per type and `all`: n, accuracy, ece, coverage (share answered at the threshold) and answered_accuracy, with the model's own calibration (before) and the fitted one (after). A figure over no examples is null.",
       },
       created_at: { type: "string" },
