@@ -30,14 +30,14 @@ describe("operators: OpenAPI, metrics, structured logs", () => {
       assert.equal(r.status, 200);
       assert.equal(r.headers.get("content-type"), "application/json; charset=utf-8");
       assert.deepEqual(await r.json(), JSON.parse(JSON.stringify(OPENAPI)));
-      assert.deepEqual(Object.keys(OPENAPI.paths).sort(), ["/", "/healthz", "/metrics", "/openapi.json", "/v1/decide", "/v1/models", "/v1/systemone"]);
+      assert.deepEqual(Object.keys(OPENAPI.paths).sort(), ["/", "/healthz", "/metrics", "/openapi.json", "/v1/calibrations", "/v1/decide", "/v1/models", "/v1/systemone"]);
     } finally {
       await svc.stop();
     }
   });
 
   test("the checker refuses answers that drift from the document", () => {
-    const h = new Headers({ "content-type": "application/json; charset=utf-8", "x-request-id": "req_0123456789abcdef01234567", "x-alt-request-id": "req_0123456789abcdef01234567", "x-typesafe-request-id": "req_0123456789abcdef01234567", "x-state-truncated": "false" });
+    const h = new Headers({ "content-type": "application/json; charset=utf-8", "x-request-id": "req_0123456789abcdef01234567", "x-alt-request-id": "req_0123456789abcdef01234567", "x-typesafe-request-id": "req_0123456789abcdef01234567", "x-state-truncated": "false", "x-svc-cache": "miss", "x-calibration": "default", "x-model-hash": "0123456789ab" });
     const good = JSON.stringify({ model: "svc-1.2.0", answers: { q: { type: "noul", noul: 0.5 } }, usage: { input_tokens: 3, output_tokens: 0 } });
     assert.deepEqual(openApiProblems("POST", "/v1/systemone", 200, h, good), []);
     const extra = JSON.stringify({ model: "svc-1.2.0", answers: { q: { type: "noul", noul: 0.5, confidence: 1 } }, usage: { input_tokens: 3, output_tokens: 0 } });

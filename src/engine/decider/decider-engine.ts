@@ -124,6 +124,8 @@ export class DeciderEngine implements Engine {
   private eos = 2;
   private worker: Worker | null = null;
   private loading: Promise<void> | null = null;
+  /** Set by close(): a load still under way then ends its worker instead of serving with it. */
+  private closed = false;
   private readonly jobs = new Lanes<Job>();
   private readonly inFlight = new Map<number, Job>();
   private readonly running = new WorkerBatches();
@@ -179,12 +181,16 @@ export class DeciderEngine implements Engine {
         ok();
       });
     });
+    if (this.closed) {
+      await worker.terminate();
+      throw new Error("the engine was closed while loading");
+    }
     worker.on("message", (m: DeciderReply) => this.onReply(m));
     worker.on("error", (err) => this.failAll(new Error(`inference worker failed: ${err.message}`)));
     worker.on("exit", (code) => {
       this.running.reset();
       this.failAll(new EngineUnavailableError(`inference worker exited (code ${code})`));
-      if (this.worker !== worker) return;
+      if (this.worker !== worker || this.closed) return;
       // A crashed worker is replaced: requests get 503 (retry) until the model is loaded again.
       this.worker = null;
       this.loading = null;
@@ -195,6 +201,10 @@ export class DeciderEngine implements Engine {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    // A load under way finishes first (and, seeing `closed`, ends the worker it started): closing while the
+    // model loads must not leave a worker thread that keeps the process alive.
+    await this.loading?.catch(() => undefined);
     const worker = this.worker;
     this.worker = null;
     this.loading = null;
