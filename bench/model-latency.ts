@@ -37,10 +37,14 @@ const SENTENCES = [
   "Thanks in advance for sorting this out, I really like the brand and want to keep buying from you.",
 ];
 
-/** A state of about `tokens` tokens and `questions` choice questions of `options` options, every text new. */
-function body(questions: number, options: number, stateTokens: number): { model: string; state: string; questions: Record<string, unknown> } {
-  const nonce = fresh();
-  const parts: string[] = [`Case ${nonce}.`];
+/**
+ * A state of about `tokens` tokens and `questions` choice questions of `options` options, every text new; with
+ * `repeated`, only the state is new and the questions and options are those of every other such request.
+ */
+function body(questions: number, options: number, stateTokens: number, repeated = false): { model: string; state: string; questions: Record<string, unknown> } {
+  const stateNonce = fresh();
+  const nonce = repeated ? "same" : stateNonce;
+  const parts: string[] = [`Case ${stateNonce}.`];
   for (let i = 0; parts.join(" ").length < stateTokens * 4.2; i++) parts.push(SENTENCES[i % SENTENCES.length]);
   const qs: Record<string, unknown> = {};
   for (let q = 0; q < questions; q++) {
@@ -93,6 +97,8 @@ async function main(): Promise<void> {
 
   const single: number[] = [];
   for (let i = 0; i < reps; i++) single.push((await direct(engine, body(1, 4, 60))).ms);
+  const repeated: number[] = [];
+  for (let i = 0; i < reps; i++) repeated.push((await direct(engine, body(1, 4, 60, true))).ms);
   const svc = await startInProcess(engine);
   const http: number[] = [];
   for (let i = 0; i < reps + 5; i++) {
@@ -103,8 +109,8 @@ async function main(): Promise<void> {
   }
   await svc.close();
   const stats = (xs: number[]) => ({ p50: round(percentile(xs, 50)), p95: round(percentile(xs, 95)) });
-  const singleRows = [{ path: "direct", ...stats(single) }, { path: "HTTP", ...stats(http) }];
-  console.log(`1 choice question, 4 options, ~60-token state, every text new, ${reps} requests each (ms):`);
+  const singleRows = [{ path: "direct", ...stats(single) }, { path: "HTTP", ...stats(http) }, { path: "direct, question and options seen before", ...stats(repeated) }];
+  console.log(`1 choice question, 4 options, ~60-token state, every text new unless said, ${reps} requests each (ms):`);
   printTable(singleRows.map((r) => ({ path: r.path, "p50 ms": r.p50, "p95 ms": r.p95 })));
 
   const configs = [

@@ -143,3 +143,36 @@ test("the ordinal reading: an extreme position lands on the end level, probabili
   assert.equal(mid.indexOf(Math.max(...mid)), 2);
   for (let i = 0; i < 2; i++) assert.ok(mid[i] <= mid[i + 1] && mid[4 - i] <= mid[3 - i]);
 });
+
+test("questions and options seen before are not encoded again, and their numbers stay bit for bit those of a first reading", async () => {
+  const fresh = new DeciderEngine(undefined, { threads: 1 });
+  await fresh.load();
+  try {
+    const route = { type: "choice", instructions: "Which team should handle this?", criteria: { billing: "payments, charges, refunds", technical: "bugs and errors", account: "login, password" } };
+    const mood = { type: "score", instructions: "How upset is the customer?", criteria: ["calm", "annoyed", "furious"] };
+    const ask = async (s: string, questions: Record<string, unknown>): Promise<number[][]> => {
+      const req = parseSystemOne({ model: "svc-latest", state: s, questions });
+      return fresh.run(fresh.plan(req.state, req.questions));
+    };
+    const first = await ask(state, { route });
+    // state, question, 3 options
+    assert.equal(fresh.encodedTexts, 5);
+    assert.deepEqual(await ask(state, { route }), first);
+    assert.equal(fresh.encodedTexts, 6, "only the state is read again");
+    // Another state: its question and options are kept; inside a larger request they give the same numbers as alone.
+    const other = "The app shows error 500 whenever I open my invoices.";
+    const mixed = await ask(other, { mood, route });
+    assert.equal(fresh.encodedTexts, 6 + 1 + 1 + 3, "the new state, the new question and its 3 levels");
+    const alone = new DeciderEngine(undefined, { threads: 1 });
+    await alone.load();
+    try {
+      const req = parseSystemOne({ model: "svc-latest", state: other, questions: { route } });
+      assert.deepEqual(mixed[1], (await alone.run(alone.plan(req.state, req.questions)))[0]);
+      assert.equal(alone.encodedTexts, 5);
+    } finally {
+      await alone.close();
+    }
+  } finally {
+    await fresh.close();
+  }
+});

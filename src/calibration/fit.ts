@@ -159,18 +159,33 @@ function nll(rows: Scored[], cal: Calibration): number {
   return sum;
 }
 
-/** The grid point of lowest NLL: deterministic, no step sizes to tune. */
+/**
+ * How far a fit may move from the model's own calibration unless the examples insist: a Gaussian prior on the log
+ * of the temperature (noul: of the slope) with this spread, and on the noul bias with BIAS_SPREAD. With a few dozen
+ * examples an unpenalized slope and bias fit their noise (on 25 examples a free fit made the held-out ECE worse);
+ * with hundreds the likelihood outweighs the prior.
+ */
+const LOG_SCALE_SPREAD = 0.5;
+const BIAS_SPREAD = 1;
+
+function penalty(kind: QuestionKind, cal: Calibration, base: Calibration): number {
+  const sq = (x: number): number => x * x;
+  if (kind === "noul") return sq(Math.log(cal.noul.a / base.noul.a) / LOG_SCALE_SPREAD) / 2 + sq((cal.noul.b - base.noul.b) / BIAS_SPREAD) / 2;
+  return sq(Math.log(cal[kind].temperature / base[kind].temperature) / LOG_SCALE_SPREAD) / 2;
+}
+
+/** The grid point of highest posterior (likelihood times the prior around the model's own): deterministic, no step sizes to tune. */
 function fitType(kind: QuestionKind, rows: Scored[], base: Calibration): Calibration {
   let best = base;
-  let bestNll = Infinity;
+  let bestLoss = Infinity;
   const tries: Calibration[] =
     kind === "noul"
-      ? GRID.flatMap((a) => Array.from({ length: 33 }, (_, j) => ({ ...base, noul: { a, b: -4 + j / 4 } })))
-      : GRID.map((t) => ({ ...base, [kind]: { temperature: t } }));
+      ? GRID.flatMap((a) => Array.from({ length: 33 }, (_, j) => ({ ...base, noul: { a: a * base.noul.a, b: base.noul.b - 4 + j / 4 } })))
+      : GRID.map((t) => ({ ...base, [kind]: { temperature: t * base[kind].temperature } }));
   for (const c of tries) {
-    const v = nll(rows, c);
-    if (v < bestNll) {
-      bestNll = v;
+    const v = nll(rows, c) + penalty(kind, c, base);
+    if (v < bestLoss) {
+      bestLoss = v;
       best = c;
     }
   }

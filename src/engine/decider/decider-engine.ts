@@ -131,6 +131,8 @@ export class DeciderEngine implements Engine {
   private readonly running = new WorkerBatches();
   private nextId = 1;
   private readonly tokenCache = new Map<string, Int32Array>();
+  /** Texts the encoder has run on since load (questions and options seen before are kept, not encoded again). */
+  encodedTexts = 0;
 
   constructor(dir: string = BUILTIN_DIR, opts: { threads?: number } = {}) {
     this.dir = resolve(dir);
@@ -404,6 +406,7 @@ export class DeciderEngine implements Engine {
     this.pump();
     if (!job) return;
     if (msg.kind === "result") {
+      this.encodedTexts += msg.encoded;
       if (!job.settled) {
         job.settled = true;
         job.resolve(msg.scores);

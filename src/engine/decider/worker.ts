@@ -46,7 +46,8 @@ export type DeciderMessage = DeciderJob | EmbedJob | { kind: "cancel"; id: numbe
 export type DeciderReply =
   | { kind: "ready" }
   | { kind: "load-error"; message: string }
-  | { kind: "result"; id: number; scores: Float32Array[] }
+  /** `encoded`: texts the encoder ran on for this job (the others were kept from earlier jobs). */
+  | { kind: "result"; id: number; scores: Float32Array[]; encoded: number }
   | { kind: "cancelled"; id: number }
   | { kind: "run-error"; id: number; message: string };
 
@@ -55,6 +56,41 @@ export const HIDDEN = 384;
 const BATCH_TOKENS = 1024;
 /** States kept for the next chunks of their requests (each is dropped with its request's last chunk). */
 const MAX_STATES = 16;
+/**
+ * Encoder outputs of question and option texts kept for later requests, at most this many floats (64 MiB): the
+ * same questions and options come back request after request (a router asks the same question with the same
+ * labels of every ticket), and a text's outputs depend on its tokens alone (texts of one length run together,
+ * each row computed on its own), so a kept one is bit for bit what encoding it again would give.
+ */
+const CACHED_FLOATS = 16 * 2 ** 20;
+
+/** Least recently used first out, bounded by the floats it holds. */
+class HiddenCache {
+  private readonly map = new Map<string, Float32Array>();
+  private floats = 0;
+
+  constructor(private readonly max: number) {}
+
+  get(key: string): Float32Array | undefined {
+    const v = this.map.get(key);
+    if (v) {
+      this.map.delete(key);
+      this.map.set(key, v);
+    }
+    return v;
+  }
+
+  set(key: string, v: Float32Array): void {
+    if (v.length > this.max || this.map.has(key)) return;
+    this.map.set(key, v);
+    this.floats += v.length;
+    for (const [k, old] of this.map) {
+      if (this.floats <= this.max) break;
+      this.map.delete(k);
+      this.floats -= old.length;
+    }
+  }
+}
 
 const ones = (n: number): BigInt64Array => int64(new Int32Array(n).fill(1));
 const yieldTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
@@ -76,19 +112,23 @@ async function main(): Promise<void> {
   const port = parentPort;
   if (!port) throw new Error("decider worker must run as a worker thread");
   const init = workerData as DeciderWorkerInit;
+  // Idle intra-op threads sleep instead of spinning: a 12-layer run keeps both cores busy for seconds, and
+  // spinning threads starved the event loop (a /healthz took 260-460 ms during a 64-question request).
+  const session = { intra_op: { allow_spinning: "0" } };
   const options: ort.InferenceSession.SessionOptions = {
     intraOpNumThreads: init.threads,
     interOpNumThreads: 1,
     executionMode: "sequential",
     graphOptimizationLevel: "all",
-    // Idle intra-op threads sleep instead of spinning: a 12-layer run keeps both cores busy for seconds, and
-    // spinning threads starved the event loop (a /healthz took 260-460 ms during a 64-question request).
-    extra: { session: { intra_op: { allow_spinning: "0" } } },
+    extra: { session },
   };
   let encoder: ort.InferenceSession;
   let scorer: ort.InferenceSession;
   try {
-    encoder = await ort.InferenceSession.create(init.encoderPath, options);
+    // The encoder's 4-bit matrices sit under DequantizeLinear nodes: with QDQ handling off, they are folded into
+    // float32 matrices once at load (float32 arithmetic, the same on every CPU) instead of being fused into
+    // MatMulNBits, whose int8 activation kernels give other numbers on AVX2 than on AVX-512 VNNI.
+    encoder = await ort.InferenceSession.create(init.encoderPath, { ...options, extra: { session: { ...session, disable_quant_qdq: "1" } } });
     scorer = await ort.InferenceSession.create(init.scorerPath, options);
   } catch (err) {
     port.postMessage({ kind: "load-error", message: (err as Error).message } satisfies DeciderReply);
@@ -96,19 +136,29 @@ async function main(): Promise<void> {
   }
   const cancelled = new Set<number>();
   const states = new Map<string, Float32Array>();
+  const known = new HiddenCache(CACHED_FLOATS);
   /** Jobs queued or running: a cancel for any other id (one already answered) is dropped, so the set stays small. */
   const active = new Set<number>();
   const queue: (DeciderJob | EmbedJob)[] = [];
   let busy = false;
 
-  /** Hidden states [length, HIDDEN] of every text; texts of equal length share batches. */
-  async function encode(job: DeciderJob | EmbedJob): Promise<Float32Array[]> {
+  /** Hidden states [length, HIDDEN] of every text; texts of equal length share batches; questions and options seen before are not encoded again. */
+  async function encode(job: DeciderJob | EmbedJob): Promise<{ hidden: Float32Array[]; encoded: number }> {
+    let encoded = 0;
     const out = new Array<Float32Array>(job.texts.length);
     const byLength = new Map<number, number[]>();
-    const known = job.kind === "job" ? states.get(job.stateKey) : undefined;
-    if (known && job.kind === "job") out[job.state] = known;
+    const state = job.kind === "job" ? job.state : -1;
+    const kept = job.kind === "job" ? states.get(job.stateKey) : undefined;
+    if (kept) out[state] = kept;
+    const key = (i: number): string | null => (job.kind === "job" && i !== state ? job.texts[i].join(",") : null);
     job.texts.forEach((t, i) => {
       if (out[i]) return;
+      const k = key(i);
+      const hit = k === null ? undefined : known.get(k);
+      if (hit) {
+        out[i] = hit;
+        return;
+      }
       const g = byLength.get(t.length);
       if (g) g.push(i);
       else byLength.set(t.length, [i]);
@@ -124,10 +174,15 @@ async function main(): Promise<void> {
         const dims = [rows.length, length];
         const r = await encoder.run({ input_ids: new ort.Tensor("int64", int64(ids), dims), attention_mask: new ort.Tensor("int64", ones(ids.length), dims) });
         const h = r.last_hidden_state.data as Float32Array;
-        rows.forEach((m, k) => (out[m] = h.slice(k * length * HIDDEN, (k + 1) * length * HIDDEN)));
+        encoded += rows.length;
+        rows.forEach((m, k) => {
+          out[m] = h.slice(k * length * HIDDEN, (k + 1) * length * HIDDEN);
+          const kk = key(m);
+          if (kk !== null) known.set(kk, out[m]);
+        });
       }
     }
-    return out;
+    return { hidden: out, encoded };
   }
 
   async function score(job: DeciderJob, hidden: Float32Array[]): Promise<Float32Array[]> {
@@ -167,7 +222,7 @@ async function main(): Promise<void> {
       const job = queue.shift()!;
       try {
         if (cancelled.has(job.id)) throw new Cancelled();
-        const hidden = await encode(job);
+        const { hidden, encoded } = await encode(job);
         if (job.kind === "job") {
           states.delete(job.stateKey);
           if (job.moreChunks) {
@@ -176,7 +231,7 @@ async function main(): Promise<void> {
           }
         }
         const scores = job.kind === "job" ? await score(job, hidden) : hidden.map(meanPool);
-        port!.postMessage({ kind: "result", id: job.id, scores } satisfies DeciderReply);
+        port!.postMessage({ kind: "result", id: job.id, scores, encoded } satisfies DeciderReply);
       } catch (err) {
         if (err instanceof Cancelled) port!.postMessage({ kind: "cancelled", id: job.id } satisfies DeciderReply);
         else port!.postMessage({ kind: "run-error", id: job.id, message: (err as Error).message } satisfies DeciderReply);
