@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ece, eceFloor, type Judged } from "../src/eval/metrics.js";
+import { minConfidence } from "../src/eval/threshold.js";
 
 const answers = (n: number, top: number, right = (i: number) => i % 2 === 0): Judged[] =>
   Array.from({ length: n }, (_, i) => ({ kind: "choice", correct: right(i), top, confidence: top }));
@@ -33,4 +34,16 @@ test("eceFloor: what a perfectly calibrated model shows with these confidences a
   assert.ok(eceFloor(answers(400, p)) < floor28 / 3);
   assert.equal(eceFloor(answers(28, 0.6)), eceFloor(answers(28, 0.6)));
   assert.ok(Number.isNaN(eceFloor([])));
+});
+
+test("minConfidence: the lowest threshold whose answered share is right often enough; with a prior, a few lucky answers are not enough", () => {
+  // confidences 0.1 .. 2.0; the four least confident are wrong, one more wrong at 0.9
+  const conf = Array.from({ length: 20 }, (_, i) => (i + 1) / 10);
+  const correct = conf.map((c) => c > 0.4 && c !== 0.9);
+  // from 0.5 on: 15 of 16 right (0.9375)
+  assert.deepEqual(minConfidence(conf, correct, 0.9), { threshold: 0.5, accuracy: 15 / 16, answered: 16, reached: true });
+  // with one right and one wrong added: 16/18 = 0.889 at 0.5 is short of 0.9; from 1.0 on, 11/11 gives 12/13 = 0.923
+  assert.deepEqual(minConfidence(conf, correct, 0.9, 1), { threshold: 1, accuracy: 1, answered: 11, reached: true });
+  // a target no threshold reaches: the best accuracy is taken and said to be short
+  assert.equal(minConfidence(conf, correct, 1.01).reached, false);
 });

@@ -166,6 +166,8 @@ function nll(rows: Scored[], cal: Calibration): number {
  * with hundreds the likelihood outweighs the prior.
  */
 const LOG_SCALE_SPREAD = 0.5;
+/** The threshold must reach the target with one right and one wrong answer added to those it lets through (see minConfidence). */
+const THRESHOLD_PRIOR = 1;
 const BIAS_SPREAD = 1;
 
 function penalty(kind: QuestionKind, cal: Calibration, base: Calibration): number {
@@ -233,7 +235,7 @@ export async function fitCalibration(
     }
     cal = { ...cal, [kind]: fitType(kind, fit, cal)[kind] };
     const judged = fit.map((s) => judgeWith(s, cal));
-    const gate = minConfidence(judged.map((j) => j.confidence), judged.map((j) => j.correct), req.target);
+    const gate = minConfidence(judged.map((j) => j.confidence), judged.map((j) => j.correct), req.target, THRESHOLD_PRIOR);
     minConf[kind] = Math.floor(gate.threshold * 1e6) / 1e6;
     reached[kind] = gate.reached;
   }

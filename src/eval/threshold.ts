@@ -15,8 +15,17 @@ const MIN_ANSWERED = 5;
  * The lowest threshold with at least `target` right among the questions still answered
  * (confidence >= threshold), among thresholds that answer at least MIN_ANSWERED_SHARE of them;
  * when none reaches the target, the one with the best accuracy (reached: false).
+ * `prior`: the accuracy that must reach the target is (right + prior) / (answered + 2 prior), the posterior
+ * mean under a Beta(prior, prior) prior. With prior 1, 9 of 10 right counts as 0.833, not 0.9: the lowest
+ * threshold that just reaches the target on a few dozen examples otherwise falls short of it on new ones
+ * (it is chosen where the examples happen to be luckiest).
  */
-export function minConfidence(conf: number[], correct: boolean[], target = TARGET_ACCURACY): { threshold: number; accuracy: number; answered: number; reached: boolean } {
+export function minConfidence(
+  conf: number[],
+  correct: boolean[],
+  target = TARGET_ACCURACY,
+  prior = 0,
+): { threshold: number; accuracy: number; answered: number; reached: boolean } {
   const order = conf.map((c, i) => i).sort((i, j) => conf[i] - conf[j]);
   const minAnswered = Math.max(MIN_ANSWERED, Math.ceil(MIN_ANSWERED_SHARE * conf.length));
   let best = { threshold: 0, accuracy: -1, answered: 0, reached: false };
@@ -28,8 +37,9 @@ export function minConfidence(conf: number[], correct: boolean[], target = TARGE
     let ok = 0;
     for (let m = k; m < order.length; m++) if (correct[order[m]]) ok++;
     const accuracy = ok / answered;
+    const judged = (ok + prior) / (answered + 2 * prior);
     const threshold = k === 0 ? 0 : conf[order[k]];
-    if (accuracy >= target) return { threshold, accuracy, answered, reached: true };
+    if (judged >= target) return { threshold, accuracy, answered, reached: true };
     if (accuracy > best.accuracy) best = { threshold, accuracy, answered, reached: false };
   }
   return best;
