@@ -80,7 +80,7 @@ def nbits(x, name, nout, nin, out):
     """x @ W for a 4-bit matrix kept as its Q4_0 blocks: a blocked DequantizeLinear (UINT4, zero point 8, one scale
     per block of 32 inputs) on initializers alone, which ONNX Runtime folds into one float32 matrix when the session
     loads with session.disable_quant_qdq=1 (src/engine/decider/worker.ts sets it; without it ONNX Runtime fuses the
-    pair back into MatMulNBits). Served arithmetic is then plain float32: the same numbers on every CPU, where
+    pair back into MatMulNBits). Served arithmetic is then plain float32 (CPUs differ at most in a float's last bits), where
     MatMulNBits' int8 activation kernels differ between AVX2 and AVX-512 VNNI at the third decimal, and faster on
     2 cores (21 ms against 33 ms for a 64-token text)."""
     scale, packed = f.q4(name, nout, nin)

@@ -270,7 +270,7 @@ const SCHEMAS = {
     properties: {
       name: { type: "string", pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" },
       model: { type: "string", description: "The model the examples are for (default svc-latest)." },
-      target_accuracy: { type: "number", exclusiveMinimum: 0, maximum: 1, description: "The accuracy the fitted min_confidence must reach on the answered fit examples (default 0.9)." },
+      target_accuracy: { type: "number", exclusiveMinimum: 0, maximum: 1, description: "The accuracy the fitted min_confidence must reach on the answered fit examples, counted with one right and one wrong answer added (default 0.9)." },
       examples: {
         type: "array",
         minItems: 20,

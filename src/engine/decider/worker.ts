@@ -126,7 +126,7 @@ async function main(): Promise<void> {
   let scorer: ort.InferenceSession;
   try {
     // The encoder's 4-bit matrices sit under DequantizeLinear nodes: with QDQ handling off, they are folded into
-    // float32 matrices once at load (float32 arithmetic, the same on every CPU) instead of being fused into
+    // float32 matrices once at load (float32 arithmetic: CPUs differ at most in a float's last bits) instead of being fused into
     // MatMulNBits, whose int8 activation kernels give other numbers on AVX2 than on AVX-512 VNNI.
     encoder = await ort.InferenceSession.create(init.encoderPath, { ...options, extra: { session: { ...session, disable_quant_qdq: "1" } } });
     scorer = await ort.InferenceSession.create(init.scorerPath, options);
