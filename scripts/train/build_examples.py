@@ -166,6 +166,35 @@ for fpath in files:
         add("authored", e["lang"], e["type"], st, q, opts, lab)
         n_auth += 1
 
+# --- yes/no questions derived from the choice and scale examples above -------------------------------------------
+# The public yes/no sets are entailment and offensive language; the questions users ask most ("Is this about
+# billing?", "Is the customer happy?") had few examples, and on them the scorer's yes and no sides scored alike
+# whatever the text. Each derived question keeps its example's state, language and split: "is this about <the gold
+# option or another option of the same question>?", and XED polarity lines as "is the speaker happy / upset?".
+ABOUT = {"en": ["Is this about {x}?", "Does this message concern {x}?", "Is the topic {x}?"],
+         "es": ["¿Se trata de {x}?", "¿Este mensaje trata sobre {x}?"],
+         "pt": ["Isto é sobre {x}?", "Esta mensagem trata de {x}?"],
+         "fr": ["Est-ce que cela concerne {x} ?", "Ce message parle-t-il de {x} ?"],
+         "de": ["Geht es hier um {x}?", "Betrifft diese Nachricht {x}?"]}
+MOOD = {"en": (["Is the speaker happy?", "Is this a positive message?", "Is the writer pleased?"],
+               ["Is the speaker upset?", "Is this a negative message?", "Is the writer angry or unhappy?"]),
+        "es": (["¿Está contenta la persona que habla?", "¿Es un mensaje positivo?"], ["¿Está molesta la persona que habla?", "¿Es un mensaje negativo?"]),
+        "pt": (["A pessoa está contente?", "É uma mensagem positiva?"], ["A pessoa está chateada?", "É uma mensagem negativa?"]),
+        "fr": (["La personne est-elle contente ?", "Est-ce un message positif ?"], ["La personne est-elle fâchée ?", "Est-ce un message négatif ?"]),
+        "de": (["Ist die Person zufrieden?", "Ist das eine positive Nachricht?"], ["Ist die Person verärgert?", "Ist das eine negative Nachricht?"])}
+derived = []
+for e in out:
+    if e["type"] == "choice" and e["lang"] in ABOUT and e["src"] in ("clinc150", "banking77", "hwu64", "authored") and rng.random() < 0.3:
+        yes = rng.random() < 0.5
+        x = e["options"][e["label"]] if yes else rng.choice([o for i, o in enumerate(e["options"]) if i != e["label"]])
+        derived.append(("derived-about", e["lang"], e["state"], rng.choice(ABOUT[e["lang"]]).format(x=x.split(": ", 1)[0]), 0 if yes else 1))
+    elif e["src"] == "xed-polarity":
+        positive = e["label"] == 2
+        ask_positive = rng.random() < 0.5
+        derived.append(("derived-mood", e["lang"], e["state"], rng.choice(MOOD[e["lang"]][0 if ask_positive else 1]), 0 if positive == ask_positive else 1))
+for src, lang, st, q, lab in derived:
+    add(src, lang, "noul", st, q, ["yes", "no"], lab)
+
 os.makedirs(os.path.dirname(a.out), exist_ok=True)
 with open(a.out, "w", encoding="utf-8") as fo:
     for e in out:

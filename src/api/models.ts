@@ -3,7 +3,7 @@ import type { ModelInfo } from "../engine/engine.js";
 /** The names a client may send as its own, and the versioned name each answers as. */
 export const CURRENT_VERSION = "svc-1.2.0";
 export const PUBLIC_MODELS = ["svc-latest", "svc-preview", CURRENT_VERSION] as const;
-export const RELEASE_DATE = "2026-11-25";
+export const RELEASE_DATE = "2026-11-26";
 
 const ALIAS_FAMILIES = ["alt", "jev"];
 
