@@ -78,7 +78,8 @@ describe("playground page", () => {
   test("/v1/decide shows the abstention; a bad key shows the error", async () => {
     const { page, outside } = await openPage();
     await page.selectOption("#endpoint", "/v1/decide");
-    await page.fill("#min-confidence", "0.99");
+    // 1: every answer short of certainty abstains, whatever this model's confidence on this state
+    await page.fill("#min-confidence", "1");
     await page.fill("#key", svc.key);
     await page.fill("#state", "My parcel has not arrived after two weeks.");
     const choice = await page.locator("#add-choice").click().then(() => page.locator(".question").last());
@@ -94,7 +95,7 @@ describe("playground page", () => {
     // A decide scale answer keys its probabilities "0".."n-1"; the bars carry the levels the user typed.
     await page.locator('.answer[data-key="mood"]').waitFor();
     assert.deepEqual(await page.locator('.answer[data-key="mood"] .bar .label').allInnerTexts(), ["0 calm", "1 annoyed", "2 furious"]);
-    assert.equal(await page.locator('.answer[data-key="team"] .abstained').innerText(), "abstained (under 0.990)");
+    assert.equal(await page.locator('.answer[data-key="team"] .abstained').innerText(), "abstained (under 1.000)");
     assert.equal(await page.locator('.answer[data-key="team"] h3').innerText(), "team no answer");
     await page.fill("#key", "svc_00000000_not-a-real-key-at-all");
     await page.click("#send");
