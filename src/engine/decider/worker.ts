@@ -52,26 +52,15 @@ export type DeciderReply =
   | { kind: "run-error"; id: number; message: string };
 
 export const HIDDEN = 384;
-/** Tokens per encoder batch: texts of one padded length run together, at most this many tokens at once. */
+/** Tokens per encoder batch: texts of one length run together, at most this many tokens at once. */
 const BATCH_TOKENS = 1024;
-/**
- * Short texts (questions, options, levels, yes/no sides) are padded up to a multiple of PAD_STEP tokens, so that a
- * request's few short texts of different lengths run as one batch instead of one run each (each run of the 12 layers
- * costs ~5 ms before its first token). The padded length depends on the text alone, never on the other texts of the
- * request, so a text's outputs stay a function of its tokens (padding is masked out of attention). Longer texts
- * (states) are not padded: they would pay for the padding and rarely share a length anyway.
- */
-const PAD_STEP = 8;
-const PAD_UP_TO = 64;
-const PAD_ID = 1;
-const paddedLength = (n: number): number => (n <= PAD_UP_TO ? Math.ceil(n / PAD_STEP) * PAD_STEP : n);
 /** States kept for the next chunks of their requests (each is dropped with its request's last chunk). */
 const MAX_STATES = 16;
 /**
  * Encoder outputs of question and option texts kept for later requests, at most this many floats (64 MiB): the
  * same questions and options come back request after request (a router asks the same question with the same
- * labels of every ticket), and a text's outputs depend on its tokens alone (its padded length is its own, each
- * row of a batch is computed on its own), so a kept one is bit for bit what encoding it again would give.
+ * labels of every ticket), and a text's outputs depend on its tokens alone (texts of one length run together,
+ * each row computed on its own), so a kept one is bit for bit what encoding it again would give.
  */
 const CACHED_FLOATS = 16 * 2 ** 20;
 
@@ -153,7 +142,7 @@ async function main(): Promise<void> {
   const queue: (DeciderJob | EmbedJob)[] = [];
   let busy = false;
 
-  /** Hidden states [length, HIDDEN] of every text; texts of one padded length share batches; questions and options seen before are not encoded again. */
+  /** Hidden states [length, HIDDEN] of every text; texts of equal length share batches; questions and options seen before are not encoded again. */
   async function encode(job: DeciderJob | EmbedJob): Promise<{ hidden: Float32Array[]; encoded: number }> {
     let encoded = 0;
     const out = new Array<Float32Array>(job.texts.length);
@@ -170,9 +159,9 @@ async function main(): Promise<void> {
         out[i] = hit;
         return;
       }
-      const g = byLength.get(paddedLength(t.length));
+      const g = byLength.get(t.length);
       if (g) g.push(i);
-      else byLength.set(paddedLength(t.length), [i]);
+      else byLength.set(t.length, [i]);
     });
     for (const [length, members] of [...byLength].sort((a, b) => a[0] - b[0])) {
       const per = Math.max(1, Math.floor(BATCH_TOKENS / length));
@@ -180,18 +169,14 @@ async function main(): Promise<void> {
         await yieldTurn();
         if (cancelled.has(job.id)) throw new Cancelled();
         const rows = members.slice(from, from + per);
-        const ids = new Int32Array(rows.length * length).fill(PAD_ID);
-        const mask = new Int32Array(rows.length * length);
-        rows.forEach((m, k) => {
-          ids.set(job.texts[m], k * length);
-          mask.fill(1, k * length, k * length + job.texts[m].length);
-        });
+        const ids = new Int32Array(rows.length * length);
+        rows.forEach((m, k) => ids.set(job.texts[m], k * length));
         const dims = [rows.length, length];
-        const r = await encoder.run({ input_ids: new ort.Tensor("int64", int64(ids), dims), attention_mask: new ort.Tensor("int64", int64(mask), dims) });
+        const r = await encoder.run({ input_ids: new ort.Tensor("int64", int64(ids), dims), attention_mask: new ort.Tensor("int64", ones(ids.length), dims) });
         const h = r.last_hidden_state.data as Float32Array;
         encoded += rows.length;
         rows.forEach((m, k) => {
-          out[m] = h.slice(k * length * HIDDEN, (k * length + job.texts[m].length) * HIDDEN);
+          out[m] = h.slice(k * length * HIDDEN, (k + 1) * length * HIDDEN);
           const kk = key(m);
           if (kk !== null) known.set(kk, out[m]);
         });
