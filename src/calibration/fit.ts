@@ -166,9 +166,9 @@ function nll(rows: Scored[], cal: Calibration): number {
  * with hundreds the likelihood outweighs the prior.
  */
 const LOG_SCALE_SPREAD = 0.5;
+const BIAS_SPREAD = 1;
 /** The threshold must reach the target with one right and one wrong answer added to those it lets through (see minConfidence). */
 const THRESHOLD_PRIOR = 1;
-const BIAS_SPREAD = 1;
 
 function penalty(kind: QuestionKind, cal: Calibration, base: Calibration): number {
   const sq = (x: number): number => x * x;
