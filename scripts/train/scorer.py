@@ -17,23 +17,37 @@ TYPES = {"noul": 0, "choice": 1, "score": 2}
 
 
 class Attn(nn.Module):
+    """Attention of grouped tokens x [B, G, L, d] (G options of one question, or G = 1 for the question) to keys
+    shared by every group of a batch row (the state, the question) and to the group's own tokens. The shared keys
+    and values are projected once per row, not once per group, so an option list costs its own tokens times the
+    shared length in attention and nothing more."""
+
     def __init__(self, d, heads):
         super().__init__()
         self.h, self.hd = heads, d // heads
         self.q, self.k, self.v, self.o = (nn.Linear(d, d) for _ in range(4))
 
-    def split(self, x):
-        M, L, d = x.shape
-        return x.view(M, L, self.h, self.hd).transpose(1, 2)
+    def heads(self, x):
+        """[B, G, L, d] -> [B, h, G, L, hd]"""
+        B, G, L, _ = x.shape
+        return x.view(B, G, L, self.h, self.hd).permute(0, 3, 1, 2, 4)
 
-    def forward(self, x, kvs):
-        """x [M, L, d]; kvs: list of (keys source [M, Lk, d], additive mask [M, Lk]) concatenated along length."""
-        M, L, d = x.shape
-        k = torch.cat([self.k(src) for src, _ in kvs], 1)
-        v = torch.cat([self.v(src) for src, _ in kvs], 1)
-        bias = torch.cat([m for _, m in kvs], 1)[:, None, None, :]
-        a = torch.softmax(self.split(self.q(x)) @ self.split(k).transpose(-1, -2) / math.sqrt(self.hd) + bias, -1)
-        return self.o((a @ self.split(v)).transpose(1, 2).reshape(M, L, d))
+    def forward(self, x, xbias, shared):
+        """x [B, G, L, d]; xbias [B, G, L] additive mask of x; shared: list of (keys source [B, Lk, d], additive mask
+        [B, Lk]), concatenated along length before the group's own tokens."""
+        B, G, L, d = x.shape
+        h, hd = self.h, self.hd
+        src = torch.cat([s for s, _ in shared], 1)
+        sbias = torch.cat([m for _, m in shared], 1)
+        Lk = src.shape[1]
+        ks = self.k(src).view(B, Lk, h, hd).transpose(1, 2)  # [B, h, Lk, hd]
+        vs = self.v(src).view(B, Lk, h, hd).transpose(1, 2)
+        q = self.heads(self.q(x)) / math.sqrt(hd)  # [B, h, G, L, hd]
+        ls = (q.reshape(B, h, G * L, hd) @ ks.transpose(-1, -2)).view(B, h, G, L, Lk) + sbias[:, None, None, None, :]
+        lo = q @ self.heads(self.k(x)).transpose(-1, -2) + xbias[:, None, :, None, :]  # [B, h, G, L, L]
+        a = torch.softmax(torch.cat([ls, lo], -1), -1)
+        out = (a[..., :Lk].reshape(B, h, G * L, Lk) @ vs).view(B, h, G, L, hd) + a[..., Lk:] @ self.heads(self.v(x))
+        return self.o(out.permute(0, 2, 3, 1, 4).reshape(B, G, L, d))
 
 
 class Block(nn.Module):
@@ -43,8 +57,8 @@ class Block(nn.Module):
         self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
         self.ff = nn.Sequential(nn.Linear(d, ff), nn.GELU(), nn.Linear(ff, d))
 
-    def forward(self, x, kvs):
-        x = self.ln1(x + self.attn(x, kvs))
+    def forward(self, x, xbias, shared):
+        x = self.ln1(x + self.attn(x, xbias, shared))
         return self.ln2(x + self.ff(x))
 
 
@@ -76,14 +90,16 @@ class Scorer(nn.Module):
         cos_q = (unit(vo) * unit(vq)[:, None, :]).sum(-1, keepdim=True).reshape(B * N, 1)
         bil = (self.proj(vo) * self.proj(vs)[:, None, :]).reshape(B * N, -1)
         s = self.proj(S) + self.role[0]
-        q = self.proj(Q) + self.role[1] + te[:, None, :]
-        o = (self.proj(O) + self.role[2] + te[:, None, None, :]).reshape(B * N, Lo, -1)
-        sm, qm, om = neg_mask(smask), neg_mask(qmask), neg_mask(omask).reshape(B * N, Lo)
-        rep = lambda x: x.unsqueeze(1).expand(B, N, *x.shape[1:]).reshape(B * N, *x.shape[1:])
+        q = (self.proj(Q) + self.role[1] + te[:, None, :])[:, None]  # [B, 1, Lq, d]
+        o = self.proj(O) + self.role[2] + te[:, None, None, :]  # [B, N, Lo, d]
+        sm, qm, om = neg_mask(smask), neg_mask(qmask), neg_mask(omask)
         for blk in self.blocks:
-            q_next = blk(q, [(s, sm), (q, qm)])
-            o = blk(o, [(rep(s), rep(sm)), (rep(q), rep(qm)), (o, om)])
+            q_next = blk(q, qm[:, None], [(s, sm)])
+            o = blk(o, om, [(s, sm), (q[:, 0], qm)])
             q = q_next
+        q = q[:, 0]
+        o = o.reshape(B * N, Lo, -1)
+        rep = lambda x: x.unsqueeze(1).expand(B, N, *x.shape[1:]).reshape(B * N, *x.shape[1:])
         ow = omask.reshape(B * N, Lo, 1).float()
         po = (o * ow).sum(1) / ow.sum(1).clamp(min=1.0)
         qw = qmask.unsqueeze(-1).float()
