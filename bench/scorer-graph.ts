@@ -10,6 +10,7 @@
 import { join } from "node:path";
 import ort from "onnxruntime-node";
 import { int64 } from "../src/engine/int64.js";
+import { sessionOptions } from "../src/engine/decider/session-options.js";
 import { ROOT } from "../test/helpers/service.js";
 import { header, machine, numberFlag, percentile, printTable, round, writeResult } from "./lib.js";
 
@@ -35,13 +36,7 @@ async function main(): Promise<void> {
   const at = process.argv.indexOf("--baseline");
   if (at < 0 || !process.argv[at + 1]) throw new Error("--baseline OLD.onnx is required");
   const reps = numberFlag("reps", 20);
-  const options: ort.InferenceSession.SessionOptions = {
-    intraOpNumThreads: 2,
-    interOpNumThreads: 1,
-    executionMode: "sequential",
-    graphOptimizationLevel: "all",
-    extra: { session: { intra_op: { allow_spinning: "0" } } },
-  };
+  const options = sessionOptions(2);
   const graphs = {
     served: await ort.InferenceSession.create(join(ROOT, "models", "builtin", "onnx", "scorer.onnx"), options),
     baseline: await ort.InferenceSession.create(process.argv[at + 1], options),

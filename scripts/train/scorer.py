@@ -8,6 +8,7 @@ the pooled state and question, a learned bilinear match of the encoder's sentenc
 those vectors (e5's own zero-shot similarity, which the scorer starts from and refines).
 """
 import math
+import os
 
 import torch
 from torch import nn
@@ -125,3 +126,27 @@ def ordinal(scores, valid, spread):
     prev = torch.cat([torch.zeros(B, 1, dtype=scores.dtype), cut[:, :-1]], -1)
     probs = (cut - prev).clamp(min=1e-6)
     return torch.log(probs).masked_fill(~valid, -1e4)
+
+
+class _Served(nn.Module):
+    """The served interface: one question, its options as [n, lo, 384]; returns their raw scores [n]."""
+
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+
+    def forward(self, state, state_mask, question, question_mask, options, options_mask, qtype):
+        return self.m(state, state_mask, question, question_mask, options.unsqueeze(0), options_mask.unsqueeze(0), qtype)[0]
+
+
+def export_onnx(model, path):
+    """Write the scorer as the engine loads it (src/engine/decider/worker.ts feeds these inputs)."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    ex = (torch.randn(1, 7, H_IN), torch.ones(1, 7, dtype=torch.long), torch.randn(1, 5, H_IN), torch.ones(1, 5, dtype=torch.long),
+          torch.randn(3, 4, H_IN), torch.ones(3, 4, dtype=torch.long), torch.tensor([1]))
+    torch.onnx.export(_Served(model.eval()), ex, path,
+                      input_names=["state", "state_mask", "question", "question_mask", "options", "options_mask", "qtype"],
+                      output_names=["scores"],
+                      dynamic_axes={"state": {1: "ls"}, "state_mask": {1: "ls"}, "question": {1: "lq"}, "question_mask": {1: "lq"},
+                                    "options": {0: "n", 1: "lo"}, "options_mask": {0: "n", 1: "lo"}, "scores": {0: "n"}},
+                      opset_version=17, dynamo=False)

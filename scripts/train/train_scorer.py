@@ -16,7 +16,7 @@ import time
 import numpy as np
 import torch
 
-from scorer import TYPES, Scorer, ordinal
+from scorer import TYPES, Scorer, export_onnx, ordinal
 
 p = argparse.ArgumentParser()
 p.add_argument("--examples", default="training/build/examples.jsonl")
@@ -203,24 +203,7 @@ cal["noul"] = {"a": 1.0 / tn, "b": 0.0}
 model.eval().cpu()
 
 
-class Export(torch.nn.Module):
-    def __init__(self, m):
-        super().__init__()
-        self.m = m
-
-    def forward(self, state, state_mask, question, question_mask, options, options_mask, qtype):
-        return self.m(state, state_mask, question, question_mask, options.unsqueeze(0), options_mask.unsqueeze(0), qtype)[0]
-
-
-os.makedirs(os.path.join(a.out, "onnx"), exist_ok=True)
-ex = (torch.randn(1, 7, 384), torch.ones(1, 7, dtype=torch.long), torch.randn(1, 5, 384), torch.ones(1, 5, dtype=torch.long),
-      torch.randn(3, 4, 384), torch.ones(3, 4, dtype=torch.long), torch.tensor([1]))
-torch.onnx.export(Export(model), ex, os.path.join(a.out, "onnx", "scorer.onnx"),
-                  input_names=["state", "state_mask", "question", "question_mask", "options", "options_mask", "qtype"],
-                  output_names=["scores"],
-                  dynamic_axes={"state": {1: "ls"}, "state_mask": {1: "ls"}, "question": {1: "lq"}, "question_mask": {1: "lq"},
-                                "options": {0: "n", 1: "lo"}, "options_mask": {0: "n", 1: "lo"}, "scores": {0: "n"}},
-                  opset_version=17, dynamo=False)
+export_onnx(model, os.path.join(a.out, "onnx", "scorer.onnx"))
 summary = {"ordinal_spread": float(model.log_spread.exp()), "calibration": cal, "dev_accuracy": acc, "step": ck["step"],
            "dev": {f"{k[0]}/{k[1]}": [v[0], v[1]] for k, v in sorted(res.items())}, "args": ck["args"],
            "minutes": round((time.time() - t0) / 60, 1)}

@@ -6,6 +6,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import ort from "onnxruntime-node";
 import { int64 } from "../int64.js";
+import { sessionOptions } from "./session-options.js";
 
 export interface DeciderWorkerInit {
   encoderPath: string;
@@ -112,24 +113,14 @@ async function main(): Promise<void> {
   const port = parentPort;
   if (!port) throw new Error("decider worker must run as a worker thread");
   const init = workerData as DeciderWorkerInit;
-  // Idle intra-op threads sleep instead of spinning: a 12-layer run keeps both cores busy for seconds, and
-  // spinning threads starved the event loop (a /healthz took 260-460 ms during a 64-question request).
-  const session = { intra_op: { allow_spinning: "0" } };
-  const options: ort.InferenceSession.SessionOptions = {
-    intraOpNumThreads: init.threads,
-    interOpNumThreads: 1,
-    executionMode: "sequential",
-    graphOptimizationLevel: "all",
-    extra: { session },
-  };
   let encoder: ort.InferenceSession;
   let scorer: ort.InferenceSession;
   try {
     // The encoder's 4-bit matrices sit under DequantizeLinear nodes: with QDQ handling off, they are folded into
     // float32 matrices once at load (float32 arithmetic: CPUs differ at most in a float's last bits) instead of
     // being fused into MatMulNBits, whose int8 activation kernels give other numbers on AVX2 than on AVX-512 VNNI.
-    encoder = await ort.InferenceSession.create(init.encoderPath, { ...options, extra: { session: { ...session, disable_quant_qdq: "1" } } });
-    scorer = await ort.InferenceSession.create(init.scorerPath, options);
+    encoder = await ort.InferenceSession.create(init.encoderPath, sessionOptions(init.threads, { disable_quant_qdq: "1" }));
+    scorer = await ort.InferenceSession.create(init.scorerPath, sessionOptions(init.threads));
   } catch (err) {
     port.postMessage({ kind: "load-error", message: (err as Error).message } satisfies DeciderReply);
     return;
