@@ -1,6 +1,6 @@
 /**
  * The decision scorer's graph alone (onnxruntime-node, 2 threads, as the worker runs it) against another scorer
- * graph, runs interleaved so both see the machine in the same state: random encoder outputs of the shapes of one
+ * graph, runs interleaved so both see the machine in the same state: random token states (each graph's own width) of the shapes of one
  * question with 255 options, 4 options over a 200-token state, and 4 short options over a 60-token state.
  *
  *   npm run bench:scorer -- --baseline OLD.onnx [--reps 20]
@@ -14,9 +14,15 @@ import { sessionOptions } from "../src/engine/decider/session-options.js";
 import { ROOT } from "../test/helpers/service.js";
 import { header, machine, numberFlag, percentile, printTable, round, writeResult } from "./lib.js";
 
-const HIDDEN = 384;
+/** A graph's token width: its `state` input's last dimension (384 before the scorer read the encoder's top layers, 3 × 384 now). */
+function width(g: ort.InferenceSession): number {
+  const meta = g.inputMetadata.find((x) => x.name === "state");
+  const last = meta && meta.isTensor ? meta.shape[meta.shape.length - 1] : undefined;
+  if (typeof last !== "number") throw new Error("the scorer graph's state input has no fixed width");
+  return last;
+}
 
-function feed(state: number, question: number, options: number, optionTokens: number): Record<string, ort.Tensor> {
+function feed(HIDDEN: number, state: number, question: number, options: number, optionTokens: number): Record<string, ort.Tensor> {
   const rnd = (n: number): Float32Array => Float32Array.from({ length: n }, () => Math.random() * 2 - 1);
   const ones = (n: number): BigInt64Array => int64(new Int32Array(n).fill(1));
   return {
@@ -48,14 +54,14 @@ async function main(): Promise<void> {
   ];
   const rows = [];
   for (const s of shapes) {
-    const f = feed(s.state, s.question, s.options, s.optionTokens);
+    const f = { served: feed(width(graphs.served), s.state, s.question, s.options, s.optionTokens), baseline: feed(width(graphs.baseline), s.state, s.question, s.options, s.optionTokens) };
     const ms = { served: [] as number[], baseline: [] as number[] };
-    for (const g of Object.values(graphs)) await g.run(f);
+    for (const [name, g] of Object.entries(graphs)) await g.run(f[name as keyof typeof f]);
     const n = s.options > 100 ? Math.max(3, Math.floor(reps / 3)) : reps;
     for (let i = 0; i < n; i++) {
       for (const [name, g] of Object.entries(graphs)) {
         const t0 = performance.now();
-        await g.run(f);
+        await g.run(f[name as keyof typeof f]);
         ms[name as keyof typeof ms].push(performance.now() - t0);
       }
     }

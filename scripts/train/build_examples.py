@@ -59,9 +59,9 @@ def nli_question(lang, h):
 for r in xz_csv(f"{D}/inferbr-pt/train.csv.xz"):
     if r.get("low_quality") == "S":
         continue
-    lab = int(r["label"])  # 0 entailment, 1 contradiction, 2 neutral (InferBR's README)
+    lab = int(r["label"])  # 0 contradiction, 1 entailment, 2 neutral (InferBR's README; not MultiNLI's order)
     sides = ["yes", "no"]
-    add("inferbr", "pt", "noul", r["premise"].strip(), nli_question("pt", r["hypothesis"]), sides, 0 if lab == 0 else 1)
+    add("inferbr", "pt", "noul", r["premise"].strip(), nli_question("pt", r["hypothesis"]), sides, 0 if lab == 1 else 1)
 mnli = xz_csv(f"{D}/mnli-snli-dev/multinli_1.0_dev_matched.csv.xz")
 for r in mnli:
     if r["label"] not in ("entailment", "neutral", "contradiction"):

@@ -1,11 +1,16 @@
-"""The decision scorer: a small interaction model over the frozen encoder's token outputs.
+"""The decision scorer: the encoder's top two layers, fine-tuned, as an interaction model over its token states.
 
-Per question, the state's tokens S and the question's tokens Q are read once; every option (a choice option, a
-score level, a yes or a no side) is a short segment O_n of its own. Each layer updates the question tokens from
-[S; Q] and each option's tokens from [S; Q; O_n]: an option never sees another option, so option order cannot
-change any number. An option's score is an MLP of its mean-pooled tokens, the pooled question, their products with
-the pooled state and question, a learned bilinear match of the encoder's sentence vectors, and the plain cosines of
-those vectors (e5's own zero-shot similarity, which the scorer starts from and refines).
+The encoder (multilingual-e5-small, frozen) reads the state, the question and every option (a choice option, a
+score level, a yes or a no side) once, each as its own sequence, and hands over each text's token states after
+layers 10, 11 and 12 (3 x 384 wide). The scorer holds trainable copies of layers 11 and 12, started from the
+pretrained weights. In each, the question's tokens attend to the state's frozen states at that depth and to
+themselves; each option's tokens attend to the state, the question and themselves: an option never sees another
+option, so option order cannot change any number. The state is never re-read per question: its keys and values
+come from the frozen encoder's own states and are projected once per question for all its options. A learned
+per-head offset on the logits of the state's (and, for options, the question's) keys starts the copies close to
+the encoder reading each text alone. An option's score is an MLP of its pooled tokens, the pooled question, their
+products with the pooled state and question, a learned bilinear match of the encoder's sentence vectors, and the
+plain cosines of those vectors (e5's own zero-shot similarity).
 """
 import math
 import os
@@ -20,8 +25,8 @@ TYPES = {"noul": 0, "choice": 1, "score": 2}
 class Attn(nn.Module):
     """Attention of grouped tokens x [B, G, L, d] (G options of one question, or G = 1 for the question) to keys
     shared by every group of a batch row (the state, the question) and to the group's own tokens. The shared keys
-    and values are projected once per row, not once per group, so an option list costs its own tokens times the
-    shared length in attention and nothing more."""
+    and values are projected once per row, not once per group. Each shared source carries a learned per-head
+    offset on its logits."""
 
     def __init__(self, d, heads):
         super().__init__()
@@ -35,16 +40,16 @@ class Attn(nn.Module):
 
     def forward(self, x, xbias, shared):
         """x [B, G, L, d]; xbias [B, G, L] additive mask of x; shared: list of (keys source [B, Lk, d], additive mask
-        [B, Lk]), concatenated along length before the group's own tokens."""
+        [B, Lk], per-head offset [h]), concatenated along length before the group's own tokens."""
         B, G, L, d = x.shape
         h, hd = self.h, self.hd
-        src = torch.cat([s for s, _ in shared], 1)
-        sbias = torch.cat([m for _, m in shared], 1)
+        src = torch.cat([s for s, _, _ in shared], 1)
+        sbias = torch.cat([m[:, None, :] + g[None, :, None] for _, m, g in shared], 2)  # [B, h, Lk]
         Lk = src.shape[1]
         ks = self.k(src).view(B, Lk, h, hd).transpose(1, 2)  # [B, h, Lk, hd]
         vs = self.v(src).view(B, Lk, h, hd).transpose(1, 2)
         q = self.heads(self.q(x)) / math.sqrt(hd)  # [B, h, G, L, hd]
-        ls = (q.reshape(B, h, G * L, hd) @ ks.transpose(-1, -2)).view(B, h, G, L, Lk) + sbias[:, None, None, None, :]
+        ls = (q.reshape(B, h, G * L, hd) @ ks.transpose(-1, -2)).view(B, h, G, L, Lk) + sbias[:, :, None, None, :]
         lo = q @ self.heads(self.k(x)).transpose(-1, -2) + xbias[:, None, :, None, :]  # [B, h, G, L, L]
         a = torch.softmax(torch.cat([ls, lo], -1), -1)
         out = (a[..., :Lk].reshape(B, h, G * L, Lk) @ vs).view(B, h, G, L, hd) + a[..., Lk:] @ self.heads(self.v(x))
@@ -52,15 +57,27 @@ class Attn(nn.Module):
 
 
 class Block(nn.Module):
-    def __init__(self, d, heads, ff):
+    """One post-LN encoder layer (as e5's), its attention reaching shared keys (Attn)."""
+
+    def __init__(self, d, heads, ff, eps=1e-12):
         super().__init__()
         self.attn = Attn(d, heads)
-        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.ln1, self.ln2 = nn.LayerNorm(d, eps=eps), nn.LayerNorm(d, eps=eps)
         self.ff = nn.Sequential(nn.Linear(d, ff), nn.GELU(), nn.Linear(ff, d))
+        self.gate_state = nn.Parameter(torch.full((heads,), -2.0))  # logit offset of the state's keys
+        self.gate_question = nn.Parameter(torch.full((heads,), -2.0))  # of the question's keys, for options
 
     def forward(self, x, xbias, shared):
         x = self.ln1(x + self.attn(x, xbias, shared))
         return self.ln2(x + self.ff(x))
+
+    def load_e5(self, layer):
+        """Start from a pretrained e5_torch.Layer."""
+        with torch.no_grad():
+            for mine, theirs in ((self.attn.q, layer.q), (self.attn.k, layer.k), (self.attn.v, layer.v), (self.attn.o, layer.ao),
+                                 (self.ff[0], layer.fi), (self.ff[2], layer.fo), (self.ln1, layer.aln), (self.ln2, layer.oln)):
+                mine.weight.copy_(theirs.weight)
+                mine.bias.copy_(theirs.bias)
 
 
 def neg_mask(m):
@@ -68,10 +85,11 @@ def neg_mask(m):
 
 
 class Scorer(nn.Module):
-    def __init__(self, d=256, layers=2, heads=4, ff=768):
+    def __init__(self, d=H_IN, layers=2, heads=12, ff=1536):
         super().__init__()
+        assert layers == 2, "the token states handed over are those after layers 10 and 11 (inputs of the top two)"
         self.proj = nn.Linear(H_IN, d)
-        self.role = nn.Parameter(torch.zeros(3, d))
+        self.role = nn.Parameter(torch.zeros(2, d))  # question, option
         self.qtype = nn.Parameter(torch.zeros(3, d))
         self.blocks = nn.ModuleList(Block(d, heads, ff) for _ in range(layers))
         self.head = nn.Sequential(nn.Linear(5 * d + 2, d), nn.GELU(), nn.Linear(d, 1))
@@ -79,36 +97,33 @@ class Scorer(nn.Module):
         self.log_spread = nn.Parameter(torch.tensor(math.log(0.5)))
 
     def forward(self, S, smask, Q, qmask, O, omask, t):
-        """S [B,Ls,384] smask [B,Ls]; Q [B,Lq,384] qmask; O [B,N,Lo,384] omask [B,N,Lo]; t [B] question type.
-        Returns raw option scores [B, N]."""
+        """S [B,Ls,3x384] smask [B,Ls]; Q [B,Lq,3x384] qmask; O [B,N,Lo,3x384] omask [B,N,Lo]; t [B] question type.
+        Token states side by side after encoder layers 10, 11, 12. Returns raw option scores [B, N]."""
         B, N, Lo, _ = O.shape
         te = self.qtype[t]  # [B, d]
+        depth = lambda x, i: x[..., i * H_IN : (i + 1) * H_IN]
         mean = lambda x, m: (x * m.unsqueeze(-1).float()).sum(-2) / m.unsqueeze(-1).float().sum(-2).clamp(min=1.0)
-        # e5's own sentence vectors (mean-pooled inputs): their cosines are the zero-shot baseline the scorer starts from
-        vs, vq, vo = mean(S, smask), mean(Q, qmask), mean(O, omask)  # [B,H], [B,H], [B,N,H]
+        # e5's own sentence vectors (mean-pooled final states): their cosines are the zero-shot baseline
+        vs, vq, vo = mean(depth(S, 2), smask), mean(depth(Q, 2), qmask), mean(depth(O, 2), omask)  # [B,H], [B,H], [B,N,H]
         unit = lambda v: v / v.norm(dim=-1, keepdim=True).clamp(min=1e-6)
         cos_s = (unit(vo) * unit(vs)[:, None, :]).sum(-1, keepdim=True).reshape(B * N, 1)
         cos_q = (unit(vo) * unit(vq)[:, None, :]).sum(-1, keepdim=True).reshape(B * N, 1)
         bil = (self.proj(vo) * self.proj(vs)[:, None, :]).reshape(B * N, -1)
-        s = self.proj(S) + self.role[0]
-        q = (self.proj(Q) + self.role[1] + te[:, None, :])[:, None]  # [B, 1, Lq, d]
-        o = self.proj(O) + self.role[2] + te[:, None, None, :]  # [B, N, Lo, d]
+        q = (depth(Q, 0) + self.role[0] + te[:, None, :])[:, None]  # [B, 1, Lq, d]
+        o = depth(O, 0) + self.role[1] + te[:, None, None, :]  # [B, N, Lo, d]
         sm, qm, om = neg_mask(smask), neg_mask(qmask), neg_mask(omask)
-        for blk in self.blocks:
-            q_next = blk(q, qm[:, None], [(s, sm)])
-            o = blk(o, om, [(s, sm), (q[:, 0], qm)])
+        for i, blk in enumerate(self.blocks):
+            s = depth(S, i)  # the state's frozen states entering this layer
+            q_next = blk(q, qm[:, None], [(s, sm, blk.gate_state)])
+            o = blk(o, om, [(s, sm, blk.gate_state), (q[:, 0], qm, blk.gate_question)])
             q = q_next
         q = q[:, 0]
         o = o.reshape(B * N, Lo, -1)
         rep = lambda x: x.unsqueeze(1).expand(B, N, *x.shape[1:]).reshape(B * N, *x.shape[1:])
         ow = omask.reshape(B * N, Lo, 1).float()
         po = (o * ow).sum(1) / ow.sum(1).clamp(min=1.0)
-        qw = qmask.unsqueeze(-1).float()
-        pq = rep((q * qw).sum(1) / qw.sum(1).clamp(min=1.0))
-        sw = smask.unsqueeze(-1).float()
-        ps = rep((s * sw).sum(1) / sw.sum(1).clamp(min=1.0))
-        # The option's pooled tokens beside their products with the pooled state and question: a direct matching
-        # signal (as a bi-encoder's dot product) that the attention layers refine.
+        pq = rep(mean(q, qmask))
+        ps = rep(vs)
         return self.head(torch.cat([po, pq, po * ps, po * pq, bil, 10 * cos_s, 10 * cos_q], -1)).reshape(B, N)
 
 
@@ -142,8 +157,8 @@ class _Served(nn.Module):
 def export_onnx(model, path):
     """Write the scorer as the engine loads it (src/engine/decider/worker.ts feeds these inputs)."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    ex = (torch.randn(1, 7, H_IN), torch.ones(1, 7, dtype=torch.long), torch.randn(1, 5, H_IN), torch.ones(1, 5, dtype=torch.long),
-          torch.randn(3, 4, H_IN), torch.ones(3, 4, dtype=torch.long), torch.tensor([1]))
+    ex = (torch.randn(1, 7, 3 * H_IN), torch.ones(1, 7, dtype=torch.long), torch.randn(1, 5, 3 * H_IN), torch.ones(1, 5, dtype=torch.long),
+          torch.randn(3, 4, 3 * H_IN), torch.ones(3, 4, dtype=torch.long), torch.tensor([1]))
     torch.onnx.export(_Served(model.eval()), ex, path,
                       input_names=["state", "state_mask", "question", "question_mask", "options", "options_mask", "qtype"],
                       output_names=["scores"],

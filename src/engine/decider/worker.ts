@@ -53,6 +53,8 @@ export type DeciderReply =
   | { kind: "run-error"; id: number; message: string };
 
 export const HIDDEN = 384;
+/** The encoder hands over each token's states after layers 10, 11 and 12 side by side (the scorer's inputs). */
+const WIDTH = 3 * HIDDEN;
 /** Tokens per encoder batch: texts of one length run together, at most this many tokens at once. */
 const BATCH_TOKENS = 1024;
 /** States kept for the next chunks of their requests (each is dropped with its request's last chunk). */
@@ -98,10 +100,11 @@ const yieldTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 class Cancelled extends Error {}
 
+/** e5's sentence vector: the final layer's token states, mean-pooled and L2-normalised. */
 function meanPool(h: Float32Array): Float32Array {
-  const n = h.length / HIDDEN;
+  const n = h.length / WIDTH;
   const v = new Float32Array(HIDDEN);
-  for (let t = 0; t < n; t++) for (let i = 0; i < HIDDEN; i++) v[i] += h[t * HIDDEN + i];
+  for (let t = 0; t < n; t++) for (let i = 0; i < HIDDEN; i++) v[i] += h[t * WIDTH + 2 * HIDDEN + i];
   let norm = 0;
   for (let i = 0; i < HIDDEN; i++) norm += v[i] * v[i];
   norm = Math.sqrt(norm) || 1;
@@ -133,7 +136,7 @@ async function main(): Promise<void> {
   const queue: (DeciderJob | EmbedJob)[] = [];
   let busy = false;
 
-  /** Hidden states [length, HIDDEN] of every text; texts of equal length share batches; questions and options seen before are not encoded again. */
+  /** Token states [length, WIDTH] of every text; texts of equal length share batches; questions and options seen before are not encoded again. */
   async function encode(job: DeciderJob | EmbedJob): Promise<{ hidden: Float32Array[]; encoded: number }> {
     let encoded = 0;
     const out = new Array<Float32Array>(job.texts.length);
@@ -164,10 +167,10 @@ async function main(): Promise<void> {
         rows.forEach((m, k) => ids.set(job.texts[m], k * length));
         const dims = [rows.length, length];
         const r = await encoder.run({ input_ids: new ort.Tensor("int64", int64(ids), dims), attention_mask: new ort.Tensor("int64", ones(ids.length), dims) });
-        const h = r.last_hidden_state.data as Float32Array;
+        const h = r.hidden.data as Float32Array;
         encoded += rows.length;
         rows.forEach((m, k) => {
-          out[m] = h.slice(k * length * HIDDEN, (k + 1) * length * HIDDEN);
+          out[m] = h.slice(k * length * WIDTH, (k + 1) * length * WIDTH);
           const kk = key(m);
           if (kk !== null) known.set(kk, out[m]);
         });
@@ -182,22 +185,22 @@ async function main(): Promise<void> {
       await yieldTurn();
       if (cancelled.has(job.id)) throw new Cancelled();
       const st = hidden[job.state];
-      const stateLen = Math.min(q.stateLength, st.length / HIDDEN);
+      const stateLen = Math.min(q.stateLength, st.length / WIDTH);
       const qh = hidden[q.question];
       const n = q.segments.length;
-      const lo = Math.max(...q.segments.map((s) => hidden[s].length / HIDDEN));
-      const opts = new Float32Array(n * lo * HIDDEN);
+      const lo = Math.max(...q.segments.map((s) => hidden[s].length / WIDTH));
+      const opts = new Float32Array(n * lo * WIDTH);
       const omask = new Int32Array(n * lo);
       q.segments.forEach((s, k) => {
-        opts.set(hidden[s], k * lo * HIDDEN);
-        omask.fill(1, k * lo, k * lo + hidden[s].length / HIDDEN);
+        opts.set(hidden[s], k * lo * WIDTH);
+        omask.fill(1, k * lo, k * lo + hidden[s].length / WIDTH);
       });
       const r = await scorer.run({
-        state: new ort.Tensor("float32", st.subarray(0, stateLen * HIDDEN), [1, stateLen, HIDDEN]),
+        state: new ort.Tensor("float32", st.subarray(0, stateLen * WIDTH), [1, stateLen, WIDTH]),
         state_mask: new ort.Tensor("int64", ones(stateLen), [1, stateLen]),
-        question: new ort.Tensor("float32", qh, [1, qh.length / HIDDEN, HIDDEN]),
-        question_mask: new ort.Tensor("int64", ones(qh.length / HIDDEN), [1, qh.length / HIDDEN]),
-        options: new ort.Tensor("float32", opts, [n, lo, HIDDEN]),
+        question: new ort.Tensor("float32", qh, [1, qh.length / WIDTH, WIDTH]),
+        question_mask: new ort.Tensor("int64", ones(qh.length / WIDTH), [1, qh.length / WIDTH]),
+        options: new ort.Tensor("float32", opts, [n, lo, WIDTH]),
         options_mask: new ort.Tensor("int64", int64(omask), [n, lo]),
         qtype: new ort.Tensor("int64", int64([q.type]), [1]),
       });
