@@ -199,7 +199,7 @@ function routingExamples(): unknown[] {
 }
 
 test("on a desk's own labels where the default threshold is wrong, the fitted one is right on the held-out third", async () => {
-  const r = await post(svc, "/v1/calibrations", { name: "desk-routing", target_accuracy: 0.9, examples: routingExamples() });
+  const r = await post(svc, "/v1/calibrations", { name: "desk-routing", target_accuracy: 0.95, examples: routingExamples() });
   assert.equal(r.status, 200, JSON.stringify(r.body));
   const f = r.body as Fitted;
   assert.equal(f.examples.fit + f.examples.held_out, 60);
@@ -207,14 +207,14 @@ test("on a desk's own labels where the default threshold is wrong, the fitted on
   const after = f.report.after.choice;
   console.log(`desk routing, held out: before ${JSON.stringify(before)}; after ${JSON.stringify(after)}; min_confidence ${f.min_confidence.choice}`);
   assert.equal(before.n, f.examples.held_out);
-  // The model's default answers nearly everything, and too many of those answers are wrong for a 90% desk.
-  assert.ok(before.coverage >= 0.9, JSON.stringify(before));
-  assert.ok(before.answered_accuracy < 0.88, JSON.stringify(before));
-  // Fitted on the other two thirds, the threshold keeps what it answers of the held-out third at least 90% right,
-  // and still answers a good share of it.
+  // The model's default answers most tickets, and too many of those answers are wrong for a desk that needs 95%.
+  assert.ok(before.coverage >= 0.85, JSON.stringify(before));
+  assert.ok(before.answered_accuracy < 0.95, JSON.stringify(before));
+  // Fitted on the other two thirds, the threshold keeps what it answers of the held-out third at least 95% right,
+  // and still answers a share of it.
   assert.ok(f.min_confidence.choice > 0.4, String(f.min_confidence.choice));
-  assert.ok(after.answered_accuracy >= 0.9, JSON.stringify(after));
-  assert.ok(after.coverage >= 0.3, JSON.stringify(after));
+  assert.ok(after.answered_accuracy >= 0.95, JSON.stringify(after));
+  assert.ok(after.coverage >= 0.25, JSON.stringify(after));
   // /v1/decide abstains under the fitted threshold where the default answered.
   const d = await post(svc, "/v1/decide", {
     model: "svc-latest",
@@ -255,7 +255,7 @@ test("bad calibration input is a 422 naming the problem", async () => {
   const mixed = examples().map((e, i) => ({ ...(e as object), model: i === 3 ? "svc-preview" : "svc-latest" }));
   const m = await post(svc, "/v1/calibrations", { name: "x", examples: mixed });
   assert.equal(m.status, 422);
-  assert.match((m.body as { error: { message: string } }).error.message, /^examples: The examples name different models \(svc-1\.2\.0, svc-preview\)/);
+  assert.match((m.body as { error: { message: string } }).error.message, /^examples: The examples name different models \(svc-1\.3\.0, svc-preview\)/);
   const badName = await post(svc, "/v1/calibrations", { name: "no spaces", examples: examples() });
   assert.equal(badName.status, 422);
   const de = await post(svc, "/v1/calibrations", { name: "x", examples: [] }, { "accept-language": "de" });
@@ -271,7 +271,7 @@ test("svc calibrate fits from a file for a key, stores it where the server finds
   const plot = join(dir, "rel.svg");
   const r = await cli(["calibrate", "--data", data, "--name", "from-cli", "--key", prefix, "--plot", plot], { SVC_DATA_DIR: svc.dataDir });
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /^calibration from-cli@[0-9a-f]{12} for svc-1\.2\.0 \(model files [0-9a-f]{12}\): \d+ examples fitted, \d+ held out\n/);
+  assert.match(r.stdout, /^calibration from-cli@[0-9a-f]{12} for svc-1\.3\.0 \(model files [0-9a-f]{12}\): \d+ examples fitted, \d+ held out\n/);
   assert.match(r.stdout, /\nall +\d+ +\d/);
   const use = await post(svc, "/v1/systemone", { model: "svc-latest", calibration: "from-cli", state: "x", questions: { q: { type: "noul", instructions: "Is it?" } } });
   assert.equal(use.status, 200, JSON.stringify(use.body));
