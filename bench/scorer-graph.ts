@@ -1,5 +1,6 @@
 /**
- * The decision scorer's graph alone (onnxruntime-node, 2 threads, as the worker runs it) against another scorer
+ * The decision scorer's graph alone (with the state graph where the scorer reads its output; onnxruntime-node,
+ * 2 threads, as the worker runs them) against another scorer
  * graph, runs interleaved so both see the machine in the same state: random token states (each graph's own width) of the shapes of one
  * question with 255 options, 4 options over a 200-token state, and 4 short options over a 60-token state.
  *
@@ -47,6 +48,12 @@ async function main(): Promise<void> {
     served: await ort.InferenceSession.create(join(ROOT, "models", "builtin", "onnx", "scorer.onnx"), options),
     baseline: await ort.InferenceSession.create(process.argv[at + 1], options),
   };
+  const stateGraph = await ort.InferenceSession.create(join(ROOT, "models", "builtin", "onnx", "state.onnx"), options);
+  /** One question as the engine scores it; a graph that takes the state's keys and values gets them from the state graph (timed with it). */
+  const run = async (g: ort.InferenceSession, f: Record<string, ort.Tensor>): Promise<void> => {
+    if (g.inputNames.includes("state_kv")) await g.run({ ...f, state_kv: (await stateGraph.run({ state: f.state })).state_kv });
+    else await g.run(f);
+  };
   const shapes = [
     { state: 60, question: 20, options: 255, optionTokens: 26 },
     { state: 200, question: 20, options: 4, optionTokens: 26 },
@@ -56,12 +63,12 @@ async function main(): Promise<void> {
   for (const s of shapes) {
     const f = { served: feed(width(graphs.served), s.state, s.question, s.options, s.optionTokens), baseline: feed(width(graphs.baseline), s.state, s.question, s.options, s.optionTokens) };
     const ms = { served: [] as number[], baseline: [] as number[] };
-    for (const [name, g] of Object.entries(graphs)) await g.run(f[name as keyof typeof f]);
+    for (const [name, g] of Object.entries(graphs)) await run(g, f[name as keyof typeof f]);
     const n = s.options > 100 ? Math.max(3, Math.floor(reps / 3)) : reps;
     for (let i = 0; i < n; i++) {
       for (const [name, g] of Object.entries(graphs)) {
         const t0 = performance.now();
-        await g.run(f[name as keyof typeof f]);
+        await run(g, f[name as keyof typeof f]);
         ms[name as keyof typeof ms].push(performance.now() - t0);
       }
     }

@@ -6,7 +6,7 @@ layers 10, 11 and 12 (3 x 384 wide). The scorer holds trainable copies of layers
 pretrained weights. In each, the question's tokens attend to the state's frozen states at that depth and to
 themselves; each option's tokens attend to the state, the question and themselves: an option never sees another
 option, so option order cannot change any number. The state is never re-read per question: its keys and values
-come from the frozen encoder's own states and are projected once per question for all its options. A learned
+come from the frozen encoder's own states, projected once per request (state_kv) for all questions and options. A learned
 per-head offset on the logits of the state's (and, for options, the question's) keys starts the copies close to
 the encoder reading each text alone. An option's score is an MLP of its pooled tokens, the pooled question, their
 products with the pooled state and question, a learned bilinear match of the encoder's sentence vectors, and the
@@ -38,16 +38,20 @@ class Attn(nn.Module):
         B, G, L, _ = x.shape
         return x.view(B, G, L, self.h, self.hd).permute(0, 3, 1, 2, 4)
 
+    def kv(self, src):
+        """Keys and values of shared tokens [B, Lk, d], side by side: [B, Lk, 2d]."""
+        return torch.cat([self.k(src), self.v(src)], -1)
+
     def forward(self, x, xbias, shared):
-        """x [B, G, L, d]; xbias [B, G, L] additive mask of x; shared: list of (keys source [B, Lk, d], additive mask
-        [B, Lk], per-head offset [h]), concatenated along length before the group's own tokens."""
+        """x [B, G, L, d]; xbias [B, G, L] additive mask of x; shared: list of (keys and values [B, Lk, 2d] (kv()),
+        additive mask [B, Lk], per-head offset [h]), concatenated along length before the group's own tokens."""
         B, G, L, d = x.shape
         h, hd = self.h, self.hd
-        src = torch.cat([s for s, _, _ in shared], 1)
+        kv = torch.cat([s for s, _, _ in shared], 1)
         sbias = torch.cat([m[:, None, :] + g[None, :, None] for _, m, g in shared], 2)  # [B, h, Lk]
-        Lk = src.shape[1]
-        ks = self.k(src).view(B, Lk, h, hd).transpose(1, 2)  # [B, h, Lk, hd]
-        vs = self.v(src).view(B, Lk, h, hd).transpose(1, 2)
+        Lk = kv.shape[1]
+        ks = kv[..., :d].reshape(B, Lk, h, hd).transpose(1, 2)  # [B, h, Lk, hd]
+        vs = kv[..., d:].reshape(B, Lk, h, hd).transpose(1, 2)
         q = self.heads(self.q(x)) / math.sqrt(hd)  # [B, h, G, L, hd]
         ls = (q.reshape(B, h, G * L, hd) @ ks.transpose(-1, -2)).view(B, h, G, L, Lk) + sbias[:, :, None, None, :]
         lo = q @ self.heads(self.k(x)).transpose(-1, -2) + xbias[:, None, :, None, :]  # [B, h, G, L, L]
@@ -96,9 +100,16 @@ class Scorer(nn.Module):
         # ordinal spread of the cumulative-link reading of a scale (see ordinal())
         self.log_spread = nn.Parameter(torch.tensor(math.log(0.5)))
 
-    def forward(self, S, smask, Q, qmask, O, omask, t):
-        """S [B,Ls,3x384] smask [B,Ls]; Q [B,Lq,3x384] qmask; O [B,N,Lo,3x384] omask [B,N,Lo]; t [B] question type.
-        Token states side by side after encoder layers 10, 11, 12. Returns raw option scores [B, N]."""
+    def state_kv(self, S):
+        """The state's keys and values in both layers, from its frozen states after layers 10 and 11: [B, Ls, 4 x 384].
+        They depend on the state alone, so the engine computes them once per request (onnx/state.onnx), not per
+        question; a token's row depends on that token alone, so a state cut shorter for a question is a prefix."""
+        return torch.cat([blk.attn.kv(S[..., i * H_IN : (i + 1) * H_IN]) for i, blk in enumerate(self.blocks)], -1)
+
+    def forward(self, S, smask, Q, qmask, O, omask, t, skv=None):
+        """S [B,Ls,3x384] smask [B,Ls]; Q [B,Lq,3x384] qmask; O [B,N,Lo,3x384] omask [B,N,Lo]; t [B] question type;
+        skv: state_kv(S) when computed already. Token states side by side after encoder layers 10, 11, 12.
+        Returns raw option scores [B, N]."""
         B, N, Lo, _ = O.shape
         te = self.qtype[t]  # [B, d]
         depth = lambda x, i: x[..., i * H_IN : (i + 1) * H_IN]
@@ -112,10 +123,11 @@ class Scorer(nn.Module):
         q = (depth(Q, 0) + self.role[0] + te[:, None, :])[:, None]  # [B, 1, Lq, d]
         o = depth(O, 0) + self.role[1] + te[:, None, None, :]  # [B, N, Lo, d]
         sm, qm, om = neg_mask(smask), neg_mask(qmask), neg_mask(omask)
+        skv = self.state_kv(S) if skv is None else skv
         for i, blk in enumerate(self.blocks):
-            s = depth(S, i)  # the state's frozen states entering this layer
+            s = skv[..., i * 2 * H_IN : (i + 1) * 2 * H_IN]  # the state's keys and values in this layer
             q_next = blk(q, qm[:, None], [(s, sm, blk.gate_state)])
-            o = blk(o, om, [(s, sm, blk.gate_state), (q[:, 0], qm, blk.gate_question)])
+            o = blk(o, om, [(s, sm, blk.gate_state), (blk.attn.kv(q[:, 0]), qm, blk.gate_question)])
             q = q_next
         q = q[:, 0]
         o = o.reshape(B * N, Lo, -1)
@@ -144,24 +156,42 @@ def ordinal(scores, valid, spread):
 
 
 class _Served(nn.Module):
-    """The served interface: one question, its options as [n, lo, 384]; returns their raw scores [n]."""
+    """The served scorer: one question, its options as [n, lo, 3 x 384], the state's keys and values from _ServedState;
+    returns the options' raw scores [n]."""
 
     def __init__(self, m):
         super().__init__()
         self.m = m
 
-    def forward(self, state, state_mask, question, question_mask, options, options_mask, qtype):
-        return self.m(state, state_mask, question, question_mask, options.unsqueeze(0), options_mask.unsqueeze(0), qtype)[0]
+    def forward(self, state, state_kv, state_mask, question, question_mask, options, options_mask, qtype):
+        return self.m(state, state_mask, question, question_mask, options.unsqueeze(0), options_mask.unsqueeze(0), qtype, skv=state_kv)[0]
 
 
-def export_onnx(model, path):
-    """Write the scorer as the engine loads it (src/engine/decider/worker.ts feeds these inputs)."""
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    ex = (torch.randn(1, 7, 3 * H_IN), torch.ones(1, 7, dtype=torch.long), torch.randn(1, 5, 3 * H_IN), torch.ones(1, 5, dtype=torch.long),
+class _ServedState(nn.Module):
+    """The served state graph: the state's keys and values in both layers, once per request."""
+
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+
+    def forward(self, state):
+        return self.m.state_kv(state)
+
+
+def export_onnx(model, onnx_dir):
+    """Write onnx/scorer.onnx and onnx/state.onnx as the engine loads them (src/engine/decider/worker.ts feeds these inputs)."""
+    os.makedirs(onnx_dir, exist_ok=True)
+    model = model.eval()
+    S = torch.randn(1, 7, 3 * H_IN)
+    skv = model.state_kv(S).detach()
+    ex = (S, skv, torch.ones(1, 7, dtype=torch.long), torch.randn(1, 5, 3 * H_IN), torch.ones(1, 5, dtype=torch.long),
           torch.randn(3, 4, 3 * H_IN), torch.ones(3, 4, dtype=torch.long), torch.tensor([1]))
-    torch.onnx.export(_Served(model.eval()), ex, path,
-                      input_names=["state", "state_mask", "question", "question_mask", "options", "options_mask", "qtype"],
+    torch.onnx.export(_Served(model), ex, os.path.join(onnx_dir, "scorer.onnx"),
+                      input_names=["state", "state_kv", "state_mask", "question", "question_mask", "options", "options_mask", "qtype"],
                       output_names=["scores"],
-                      dynamic_axes={"state": {1: "ls"}, "state_mask": {1: "ls"}, "question": {1: "lq"}, "question_mask": {1: "lq"},
-                                    "options": {0: "n", 1: "lo"}, "options_mask": {0: "n", 1: "lo"}, "scores": {0: "n"}},
+                      dynamic_axes={"state": {1: "ls"}, "state_kv": {1: "ls"}, "state_mask": {1: "ls"}, "question": {1: "lq"},
+                                    "question_mask": {1: "lq"}, "options": {0: "n", 1: "lo"}, "options_mask": {0: "n", 1: "lo"},
+                                    "scores": {0: "n"}},
                       opset_version=17, dynamo=False)
+    torch.onnx.export(_ServedState(model), (S,), os.path.join(onnx_dir, "state.onnx"), input_names=["state"], output_names=["state_kv"],
+                      dynamic_axes={"state": {1: "ls"}, "state_kv": {1: "ls"}}, opset_version=17, dynamo=False)

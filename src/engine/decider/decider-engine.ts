@@ -55,6 +55,8 @@ export interface DeciderModelFile {
   /** Spread of the cumulative-link reading of a scale (see ordinal()). */
   ordinal_spread: number;
   encoder: string;
+  /** The state's keys and values in the scorer's layers, once per request. */
+  state: string;
   scorer: string;
 }
 
@@ -165,6 +167,7 @@ export class DeciderEngine implements Engine {
     this.eos = this.tokenizer.token_to_id("</s>") ?? 2;
     const init: DeciderWorkerInit = {
       encoderPath: join(this.dir, this.model.encoder),
+      statePath: join(this.dir, this.model.state),
       scorerPath: join(this.dir, this.model.scorer),
       threads: this.threads,
     };
@@ -199,7 +202,7 @@ export class DeciderEngine implements Engine {
       this.load().catch((err: Error) => process.stderr.write(`svc: reloading the built-in model failed: ${err.message}\n`));
     });
     this.worker = worker;
-    this.info.hash = modelHash(this.dir, ["model.json", "calibration.json", "tokenizer.json", this.model.encoder, this.model.scorer]);
+    this.info.hash = modelHash(this.dir, ["model.json", "calibration.json", "tokenizer.json", this.model.encoder, this.model.state, this.model.scorer]);
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,7 @@
 /**
- * Runs the decision model's two ONNX graphs in a worker thread (onnxruntime-node's session.run() is synchronous
- * on the calling thread): the encoder over every distinct text of a job, then the scorer once per question.
+ * Runs the decision model's three ONNX graphs in a worker thread (onnxruntime-node's session.run() is synchronous
+ * on the calling thread): the encoder over every distinct text of a job, the state graph once (the state's keys
+ * and values in the scorer's layers), then the scorer once per question.
  * Between batches the worker yields to its event loop, so a cancel message stops a job within one batch.
  */
 import { parentPort, workerData } from "node:worker_threads";
@@ -10,6 +11,7 @@ import { sessionOptions } from "./session-options.js";
 
 export interface DeciderWorkerInit {
   encoderPath: string;
+  statePath: string;
   scorerPath: string;
   threads: number;
 }
@@ -55,6 +57,8 @@ export type DeciderReply =
 export const HIDDEN = 384;
 /** The encoder hands over each token's states after layers 10, 11 and 12 side by side (the scorer's inputs). */
 const WIDTH = 3 * HIDDEN;
+/** The state graph's output per token: keys and values of the scorer's two layers side by side. */
+const KV_WIDTH = 4 * HIDDEN;
 /** Tokens per encoder batch: texts of one length run together, at most this many tokens at once. */
 const BATCH_TOKENS = 1024;
 /** States kept for the next chunks of their requests (each is dropped with its request's last chunk). */
@@ -117,12 +121,14 @@ async function main(): Promise<void> {
   if (!port) throw new Error("decider worker must run as a worker thread");
   const init = workerData as DeciderWorkerInit;
   let encoder: ort.InferenceSession;
+  let stateGraph: ort.InferenceSession;
   let scorer: ort.InferenceSession;
   try {
     // The encoder's 4-bit matrices sit under DequantizeLinear nodes: with QDQ handling off, they are folded into
     // float32 matrices once at load (float32 arithmetic: CPUs differ at most in a float's last bits) instead of
     // being fused into MatMulNBits, whose int8 activation kernels give other numbers on AVX2 than on AVX-512 VNNI.
     encoder = await ort.InferenceSession.create(init.encoderPath, sessionOptions(init.threads, { disable_quant_qdq: "1" }));
+    stateGraph = await ort.InferenceSession.create(init.statePath, sessionOptions(init.threads));
     scorer = await ort.InferenceSession.create(init.scorerPath, sessionOptions(init.threads));
   } catch (err) {
     port.postMessage({ kind: "load-error", message: (err as Error).message } satisfies DeciderReply);
@@ -181,10 +187,13 @@ async function main(): Promise<void> {
 
   async function score(job: DeciderJob, hidden: Float32Array[]): Promise<Float32Array[]> {
     const results: Float32Array[] = [];
+    const st = hidden[job.state];
+    // A token's keys and values depend on that token alone: a question that reads a shorter state reads a prefix.
+    const full = st.length / WIDTH;
+    const kv = (await stateGraph.run({ state: new ort.Tensor("float32", st, [1, full, WIDTH]) })).state_kv.data as Float32Array;
     for (const q of job.questions) {
       await yieldTurn();
       if (cancelled.has(job.id)) throw new Cancelled();
-      const st = hidden[job.state];
       const stateLen = Math.min(q.stateLength, st.length / WIDTH);
       const qh = hidden[q.question];
       const n = q.segments.length;
@@ -197,6 +206,7 @@ async function main(): Promise<void> {
       });
       const r = await scorer.run({
         state: new ort.Tensor("float32", st.subarray(0, stateLen * WIDTH), [1, stateLen, WIDTH]),
+        state_kv: new ort.Tensor("float32", kv.subarray(0, stateLen * KV_WIDTH), [1, stateLen, KV_WIDTH]),
         state_mask: new ort.Tensor("int64", ones(stateLen), [1, stateLen]),
         question: new ort.Tensor("float32", qh, [1, qh.length / WIDTH, WIDTH]),
         question_mask: new ort.Tensor("int64", ones(qh.length / WIDTH), [1, qh.length / WIDTH]),
