@@ -6,11 +6,11 @@ on 2 cores.
 import argparse
 import collections
 import json
-import os
 
 import numpy as np
 import torch
 
+from feats import Feats
 from scorer import TYPES, Scorer, ordinal
 
 p = argparse.ArgumentParser()
@@ -19,15 +19,11 @@ p.add_argument("--feats", default="training/build/feats")
 p.add_argument("--ckpt", default="training/build/scorer.pt")
 a = p.parse_args()
 torch.set_num_threads(2)
-index = json.load(open(os.path.join(a.feats, "index.json")))
-parts = {}
+cached = Feats(a.feats)
 
 
 def feat(text):
-    part, start, n = index[text]
-    if part not in parts:
-        parts[part] = np.load(os.path.join(a.feats, f"tokens-{part}.npy"), mmap_mode="r")
-    return torch.from_numpy(np.asarray(parts[part][start : start + n], np.float32))[None]
+    return torch.from_numpy(np.asarray(cached(text), np.float32))[None]
 
 
 model = Scorer()

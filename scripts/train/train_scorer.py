@@ -19,6 +19,7 @@ import torch
 
 import sys
 
+from feats import Feats
 from scorer import TYPES, Scorer, export_onnx, ordinal
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "base"))
@@ -44,19 +45,11 @@ rng = random.Random(23)
 torch.set_num_threads(a.threads)
 dev = torch.device(a.device)
 
-index = json.load(open(os.path.join(a.feats, "index.json")))
-parts = {}
-
-
-def feat(text):
-    part, start, n = index[text]
-    if part not in parts:
-        parts[part] = np.load(os.path.join(a.feats, f"tokens-{part}.npy"), mmap_mode="r")
-    return parts[part][start : start + n]
+feat = Feats(a.feats)
 
 
 examples = [json.loads(l) for l in open(a.examples, encoding="utf-8")]
-examples = [e for e in examples if e["state"] in index and e["question"] in index and all(o in index for o in e["options"])]
+examples = [e for e in examples if e["state"] in feat and e["question"] in feat and all(o in feat for o in e["options"])]
 train = [e for e in examples if e["split"] == "train"]
 devset = [e for e in examples if e["split"] == "dev"]
 print(f"{len(train)} train, {len(devset)} dev examples", flush=True)
