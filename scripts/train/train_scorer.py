@@ -39,6 +39,7 @@ p.add_argument("--threads", type=int, default=2)
 p.add_argument("--max-minutes", type=float, default=1e9)
 p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
 p.add_argument("--export-only", action="store_true", help="skip training: fit temperatures and export --ckpt as it is")
+p.add_argument("--init", help="start from this checkpoint's weights instead of the pretrained layers (a further run)")
 a = p.parse_args()
 torch.manual_seed(23)
 rng = random.Random(23)
@@ -117,6 +118,8 @@ e5, _ = load_base(a.base)
 for blk, layer in zip(model.blocks, e5.layers[-2:]):
     blk.load_e5(layer)
 del e5
+if a.init:
+    model.load_state_dict(torch.load(a.init)["model"])
 model = model.to(dev)
 pretrained = [p for n, p in model.named_parameters() if n.startswith("blocks.") and ".gate_" not in n]
 new = [p for n, p in model.named_parameters() if not (n.startswith("blocks.") and ".gate_" not in n)]
