@@ -1,12 +1,12 @@
 /**
  * The decision scorer's graph alone (with the state graph where the scorer reads its output; onnxruntime-node,
- * 2 threads, as the worker runs them) against another scorer
- * graph, runs interleaved so both see the machine in the same state: random token states (each graph's own width) of the shapes of one
- * question with 255 options, 4 options over a 200-token state, and 4 short options over a 60-token state.
+ * 2 threads, as the worker runs them) against another scorer graph, runs interleaved so both see the machine in the
+ * same state: random token states (each graph's own width) of the shapes of one question with 255 options, 4 options
+ * over a 200-token state, and 4 short options over a 60-token state.
  *
  *   npm run bench:scorer -- --baseline OLD.onnx [--reps 20]
  *
- * OLD.onnx: for example the scorer before the shared state projections, `git show a3cc810~1:models/builtin/onnx/scorer.onnx`.
+ * OLD.onnx: for example svc-1.2.0's scorer, `git show 3238c50:models/builtin/onnx/scorer.onnx`.
  */
 import { join } from "node:path";
 import ort from "onnxruntime-node";

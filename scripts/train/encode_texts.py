@@ -3,7 +3,7 @@ question and option text of training/build/examples.jsonl and keep its token sta
 layers 10, 11 and 12, 3 x 384 wide; float16) in training/build/feats/: tokens.npy-parts plus index.json {text: [part, start, length]}. Incremental: texts already
 encoded are skipped, so new examples cost only their new texts. Lengths: states up to 200 tokens (cut at the end),
 questions 64, options 48, specials included, as the service cuts them. No randomness.
-Runtime on 2 cores: about 1,500 tokens/s (1.6M tokens: ~20 min).
+Runtime on 2 cores (AMD EPYC): about 3,100 tokens/s (99,618 texts, 1.8M tokens: 10 min; 4.1 GB of float16).
 """
 import argparse
 import json

@@ -88,14 +88,21 @@ def neg_mask(m):
     return (1.0 - m.float()) * -1e4
 
 
+def depth(x, i):
+    """The token states after encoder layer 10 + i, out of the three handed over side by side."""
+    return x[..., i * H_IN : (i + 1) * H_IN]
+
+
 class Scorer(nn.Module):
-    def __init__(self, d=H_IN, layers=2, heads=12, ff=1536):
+    """Its shape is e5-small's (width 384, 12 heads, feed-forward 1536): the two blocks are its layers 11 and 12."""
+
+    def __init__(self):
         super().__init__()
-        assert layers == 2, "the token states handed over are those after layers 10 and 11 (inputs of the top two)"
+        d = H_IN
         self.proj = nn.Linear(H_IN, d)
         self.role = nn.Parameter(torch.zeros(2, d))  # question, option
         self.qtype = nn.Parameter(torch.zeros(3, d))
-        self.blocks = nn.ModuleList(Block(d, heads, ff) for _ in range(layers))
+        self.blocks = nn.ModuleList(Block(d, 12, 1536) for _ in range(2))
         self.head = nn.Sequential(nn.Linear(5 * d + 2, d), nn.GELU(), nn.Linear(d, 1))
         # ordinal spread of the cumulative-link reading of a scale (see ordinal())
         self.log_spread = nn.Parameter(torch.tensor(math.log(0.5)))
@@ -104,7 +111,7 @@ class Scorer(nn.Module):
         """The state's keys and values in both layers, from its frozen states after layers 10 and 11: [B, Ls, 4 x 384].
         They depend on the state alone, so the engine computes them once per request (onnx/state.onnx), not per
         question; a token's row depends on that token alone, so a state cut shorter for a question is a prefix."""
-        return torch.cat([blk.attn.kv(S[..., i * H_IN : (i + 1) * H_IN]) for i, blk in enumerate(self.blocks)], -1)
+        return torch.cat([blk.attn.kv(depth(S, i)) for i, blk in enumerate(self.blocks)], -1)
 
     def forward(self, S, smask, Q, qmask, O, omask, t, skv=None):
         """S [B,Ls,3x384] smask [B,Ls]; Q [B,Lq,3x384] qmask; O [B,N,Lo,3x384] omask [B,N,Lo]; t [B] question type;
@@ -112,7 +119,6 @@ class Scorer(nn.Module):
         Returns raw option scores [B, N]."""
         B, N, Lo, _ = O.shape
         te = self.qtype[t]  # [B, d]
-        depth = lambda x, i: x[..., i * H_IN : (i + 1) * H_IN]
         mean = lambda x, m: (x * m.unsqueeze(-1).float()).sum(-2) / m.unsqueeze(-1).float().sum(-2).clamp(min=1.0)
         # e5's own sentence vectors (mean-pooled final states): their cosines are the zero-shot baseline
         vs, vq, vo = mean(depth(S, 2), smask), mean(depth(Q, 2), qmask), mean(depth(O, 2), omask)  # [B,H], [B,H], [B,N,H]
