@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { CancelledError } from "../src/engine/engine.js";
 import { DeciderEngine, MAX_PAIR_TOKENS, ordinal } from "../src/engine/decider/decider-engine.js";
 import { questionTexts } from "../src/engine/decider/texts.js";
+import { BATCH_TOKENS, encoderRuns } from "../src/engine/decider/encoder-runs.js";
 import { parseSystemOne } from "../src/api/systemone.js";
 import { post, startService, type Service } from "./helpers/service.js";
 
@@ -175,4 +176,32 @@ test("questions and options seen before are not encoded again, and their numbers
   } finally {
     await fresh.close();
   }
+});
+
+test("encoder runs: texts of nearby lengths share a padded run, a long text runs alone, no run exceeds the slot budget", () => {
+  const runs = encoderRuns(new Map([[3, [0, 1]], [4, [2]], [5, [3]], [200, [4]]]));
+  assert.deepEqual(runs, [[0, 1, 2, 3], [4]]);
+  const many = encoderRuns(new Map([[13, Array.from({ length: 100 }, (_, i) => i)]]));
+  assert.deepEqual(many.map((r) => r.length), [78, 22]);
+  assert.deepEqual(many.flat(), Array.from({ length: 100 }, (_, i) => i));
+  // every text exactly once, and rows x the run's longest length within the budget
+  const lengths = new Map<number, number[]>();
+  for (let i = 0; i < 300; i++) {
+    const l = 2 + ((i * 37) % 120);
+    lengths.set(l, [...(lengths.get(l) ?? []), i]);
+  }
+  const all = encoderRuns(lengths);
+  const lengthOf = new Map([...lengths].flatMap(([l, ids]) => ids.map((i) => [i, l] as [number, number])));
+  assert.deepEqual(all.flat().sort((a, b) => a - b), Array.from({ length: 300 }, (_, i) => i));
+  for (const run of all) assert.ok(run.length * Math.max(...run.map((i) => lengthOf.get(i)!)) <= BATCH_TOKENS);
+});
+
+test("a text padded inside a longer text's encoder run reads bit for bit as it does alone", async () => {
+  const short = "Refund please.";
+  const long = "I was charged twice for the same order and the support chat keeps closing before anyone answers me.";
+  const [alone] = await engine.embed([short]);
+  const [together, other] = await engine.embed([short, long]);
+  assert.equal(engine.tokenize(`query: ${short}`, 510).length < engine.tokenize(`query: ${long}`, 510).length, true);
+  assert.deepEqual(together, alone);
+  assert.deepEqual(other, (await engine.embed([long]))[0]);
 });

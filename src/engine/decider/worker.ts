@@ -1,12 +1,13 @@
 /**
  * Runs the decision model's three ONNX graphs in a worker thread (onnxruntime-node's session.run() is synchronous
- * on the calling thread): the encoder over every distinct text of a job, the state graph once (the state's keys
+ * on the calling thread): the encoder over every distinct text of a job (batched as encoder-runs.ts plans), the state graph once (the state's keys
  * and values in the scorer's layers), then the scorer once per question.
  * Between batches the worker yields to its event loop, so a cancel message stops a job within one batch.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import ort from "onnxruntime-node";
 import { int64 } from "../int64.js";
+import { encoderRuns } from "./encoder-runs.js";
 import { sessionOptions } from "./session-options.js";
 
 export interface DeciderWorkerInit {
@@ -59,15 +60,13 @@ export const HIDDEN = 384;
 const WIDTH = 3 * HIDDEN;
 /** The state graph's output per token: keys and values of the scorer's two layers side by side. */
 const KV_WIDTH = 4 * HIDDEN;
-/** Tokens per encoder batch: texts of one length run together, at most this many tokens at once. */
-const BATCH_TOKENS = 1024;
 /** States kept for the next chunks of their requests (each is dropped with its request's last chunk). */
 const MAX_STATES = 16;
 /**
  * Encoder outputs of question and option texts kept for later requests, at most this many floats (64 MiB): the
  * same questions and options come back request after request (a router asks the same question with the same
- * labels of every ticket), and a text's outputs depend on its tokens alone (texts of one length run together,
- * each row computed on its own), so a kept one is bit for bit what encoding it again would give.
+ * labels of every ticket), and a text's outputs depend on its tokens alone (see encoder-runs.ts), so a kept one is
+ * bit for bit what encoding it again would give.
  */
 const CACHED_FLOATS = 16 * 2 ** 20;
 
@@ -100,6 +99,8 @@ class HiddenCache {
 }
 
 const ones = (n: number): BigInt64Array => int64(new Int32Array(n).fill(1));
+/** XLM-R's padding piece (id 1 in the trimmed vocabulary too); padded slots are masked out of attention. */
+const PAD_ID = 1;
 const yieldTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 class Cancelled extends Error {}
@@ -163,24 +164,25 @@ async function main(): Promise<void> {
       if (g) g.push(i);
       else byLength.set(t.length, [i]);
     });
-    for (const [length, members] of [...byLength].sort((a, b) => a[0] - b[0])) {
-      const per = Math.max(1, Math.floor(BATCH_TOKENS / length));
-      for (let from = 0; from < members.length; from += per) {
-        await yieldTurn();
-        if (cancelled.has(job.id)) throw new Cancelled();
-        const rows = members.slice(from, from + per);
-        const ids = new Int32Array(rows.length * length);
-        rows.forEach((m, k) => ids.set(job.texts[m], k * length));
-        const dims = [rows.length, length];
-        const r = await encoder.run({ input_ids: new ort.Tensor("int64", int64(ids), dims), attention_mask: new ort.Tensor("int64", ones(ids.length), dims) });
-        const h = r.hidden.data as Float32Array;
-        encoded += rows.length;
-        rows.forEach((m, k) => {
-          out[m] = h.slice(k * length * WIDTH, (k + 1) * length * WIDTH);
-          const kk = key(m);
-          if (kk !== null) known.set(kk, out[m]);
-        });
-      }
+    for (const rows of encoderRuns(byLength)) {
+      await yieldTurn();
+      if (cancelled.has(job.id)) throw new Cancelled();
+      const length = Math.max(...rows.map((m) => job.texts[m].length));
+      const ids = new Int32Array(rows.length * length).fill(PAD_ID);
+      const mask = new Int32Array(rows.length * length);
+      rows.forEach((m, k) => {
+        ids.set(job.texts[m], k * length);
+        mask.fill(1, k * length, k * length + job.texts[m].length);
+      });
+      const dims = [rows.length, length];
+      const r = await encoder.run({ input_ids: new ort.Tensor("int64", int64(ids), dims), attention_mask: new ort.Tensor("int64", int64(mask), dims) });
+      const h = r.hidden.data as Float32Array;
+      encoded += rows.length;
+      rows.forEach((m, k) => {
+        out[m] = h.slice(k * length * WIDTH, (k * length + job.texts[m].length) * WIDTH);
+        const kk = key(m);
+        if (kk !== null) known.set(kk, out[m]);
+      });
     }
     return { hidden: out, encoded };
   }
