@@ -25,8 +25,6 @@ CAP = {"state": 200, "question": 64, "option": 48}
 tok = Tokenizer.from_file(os.path.join(a.model, "tokenizer.json"))
 so = ort.SessionOptions()
 so.intra_op_num_threads = a.threads
-# As served (src/engine/decider/worker.ts): the 4-bit matrices are folded into float32 at load, not fused into MatMulNBits.
-so.add_session_config_entry("session.disable_quant_qdq", "1")
 sess = ort.InferenceSession(os.path.join(a.model, "onnx", "encoder.onnx"), so)
 os.makedirs(a.out, exist_ok=True)
 idx_path = os.path.join(a.out, "index.json")

@@ -1,7 +1,7 @@
 /**
  * Runs the decision model's three ONNX graphs in a worker thread (onnxruntime-node's session.run() is synchronous
- * on the calling thread): the encoder over every distinct text of a job (batched as encoder-runs.ts plans), the state graph once (the state's keys
- * and values in the scorer's layers), then the scorer once per question.
+ * on the calling thread): the encoder over every distinct text of a job (in the runs encoder-runs.ts plans), the
+ * state graph once (the state's keys and values in the scorer's layers), then the scorer once per question.
  * Between batches the worker yields to its event loop, so a cancel message stops a job within one batch.
  */
 import { parentPort, workerData } from "node:worker_threads";
@@ -125,10 +125,9 @@ async function main(): Promise<void> {
   let stateGraph: ort.InferenceSession;
   let scorer: ort.InferenceSession;
   try {
-    // The encoder's 4-bit matrices sit under DequantizeLinear nodes: with QDQ handling off, they are folded into
-    // float32 matrices once at load (float32 arithmetic: CPUs differ at most in a float's last bits) instead of
-    // being fused into MatMulNBits, whose int8 activation kernels give other numbers on AVX2 than on AVX-512 VNNI.
-    encoder = await ort.InferenceSession.create(init.encoderPath, sessionOptions(init.threads, { disable_quant_qdq: "1" }));
+    // The encoder's matrix products are exact integer arithmetic (scripts/base/build_base.py: per-token 8-bit inputs,
+    // 7-bit weights), so every CPU computes the same integers; the rest is float32.
+    encoder = await ort.InferenceSession.create(init.encoderPath, sessionOptions(init.threads));
     stateGraph = await ort.InferenceSession.create(init.statePath, sessionOptions(init.threads));
     scorer = await ort.InferenceSession.create(init.scorerPath, sessionOptions(init.threads));
   } catch (err) {
