@@ -1,16 +1,17 @@
 /**
- * How the decider worker batches a job's texts for the encoder. Every encoder run streams all 12 layers' weights
- * (about 3.5 ms on 2 cores however few its tokens), then costs about 0.12 ms per token slot, padding included. So
- * texts of nearby lengths run together, padded to the longest of them, wherever the padding costs less than another
- * run would. A text's states do not depend on its run: masked padding adds exact zeros to the attention's sums and
- * products, and every other step reads one token at a time (test/decider-engine.test.ts checks a text read alone
- * against the same text inside a larger request, bit for bit).
+ * How the decider worker batches a job's texts for the encoder. Every encoder run has a fixed cost (the weights
+ * read once more, a few hundred operator calls): on 2 cores about as much as 15 token slots, one slot being one
+ * token of one row, padding included. So texts of nearby lengths run together, padded to the longest of them,
+ * wherever the padding costs less than another run would. A text's states do not depend on its run: masked
+ * padding adds exact zeros to the attention's sums and products, and every other step (the integer products
+ * included) reads one token at a time (test/decider-engine.test.ts checks a text read alone against the same text
+ * inside a larger run, bit for bit).
  */
 
 /** Token slots (rows x padded length) of one encoder run at most. */
 export const BATCH_TOKENS = 1024;
 /** The cost of one more run, in token slots. */
-export const RUN_COST_SLOTS = 30;
+export const RUN_COST_SLOTS = 15;
 
 /**
  * The encoder runs for texts grouped by token length (length -> indexes of texts): lengths in ascending order are
