@@ -194,7 +194,7 @@ describe("svc models pull / list / use against a local hub", () => {
     const [builtin, tiny] = out.models;
     assert.equal(builtin.name, "builtin");
     assert.equal(builtin.active, true);
-    assert.deepEqual(builtin.serves, ["svc-latest", "svc-preview", "svc-1.3.0"]);
+    assert.deepEqual(builtin.serves, ["svc-latest", "svc-preview", "svc-1.4.0"]);
     assert.equal(tiny.name, NAME);
     assert.equal(tiny.hub_id, HUB_ID);
     assert.equal(tiny.revision, SHA);
@@ -235,7 +235,7 @@ describe("svc models pull / list / use against a local hub", () => {
         questions: { q: { type: "noul", instructions: "Is the cat here?" } },
       });
       assert.equal(res.status, 200, JSON.stringify(res.body));
-      assert.equal(res.body.model, "svc-1.3.0");
+      assert.equal(res.body.model, "svc-1.4.0");
       // [CLS] the cat sat [SEP] is the cat here ? [SEP]; P(true) = sigmoid(12 * 2/sqrt(15) - 4)
       assert.equal(res.body.usage.input_tokens, 11);
       assert.ok(Math.abs(res.body.answers.q.noul - 0.8999593825632822) < 1e-5, String(res.body.answers.q.noul));

@@ -214,8 +214,11 @@ model.eval().cpu()
 
 
 export_onnx(model, os.path.join(a.out, "onnx"))
+# the run's arguments, files by name only (no paths of the machine that trained it)
+args = {k: os.path.basename(v) if k in ("examples", "feats", "out", "ckpt", "base", "init") and isinstance(v, str) else v
+        for k, v in ck["args"].items()}
 summary = {"ordinal_spread": float(model.log_spread.exp()), "calibration": cal, "dev_accuracy": acc, "step": ck["step"],
-           "dev": {f"{k[0]}/{k[1]}": [v[0], v[1]] for k, v in sorted(res.items())}, "args": ck["args"],
+           "dev": {f"{k[0]}/{k[1]}": [v[0], v[1]] for k, v in sorted(res.items())}, "args": args,
            "minutes": round((time.time() - t0) / 60, 1)}
 json.dump(summary, open(os.path.join(a.out, "scorer.json"), "w"), indent=2)
 print(json.dumps(summary, indent=2))
