@@ -217,7 +217,7 @@ describe("svc models pull / list / use against a local hub", () => {
     const dataDir = await pulled();
     const r = await cli(["models", "use", NAME], env(dataDir));
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /svc serve now uses test-org--tiny-nli \(backend onnx:test-org--tiny-nli\); it answers as svc-latest, svc-preview, svc-1\.3\.0/);
+    assert.match(r.stdout, /svc serve now uses test-org--tiny-nli \(backend onnx:test-org--tiny-nli\); it answers as svc-latest, svc-preview, svc-1\.4\.0/);
     const listed = JSON.parse((await cli(["models", "list", "--json"], env(dataDir))).stdout);
     assert.equal(listed.active_from, "active.json");
     assert.deepEqual(listed.models.filter((m: { active: boolean }) => m.active).map((m: { name: string }) => m.name), [NAME]);
