@@ -207,3 +207,23 @@ test("a text padded inside a longer text's encoder run reads bit for bit as it d
   assert.deepEqual(together, alone);
   assert.deepEqual(other, (await engine.embed([long]))[0]);
 });
+
+test("with two threads a job's encoder runs are shared with a helper thread, and every number is the same bit for bit", async () => {
+  const two = new DeciderEngine(undefined, { threads: 2 });
+  await two.load();
+  try {
+    // A long state and short options: the encoder plans several runs, the second and later shared out.
+    const req = parseSystemOne({
+      model: "svc-latest",
+      state: `${state} `.repeat(4),
+      questions: {
+        route: { type: "choice", instructions: "Which team should handle this?", criteria: { billing: "payments, charges, refunds", technical: null, account: "login, password" } },
+        refund: { type: "noul", instructions: "Is the customer asking for money back?" },
+        mood: { type: "score", instructions: "How upset is the customer?", criteria: ["calm", "annoyed", "furious"] },
+      },
+    });
+    assert.deepEqual(await two.run(two.plan(req.state, req.questions)), await engine.run(engine.plan(req.state, req.questions)));
+  } finally {
+    await two.close();
+  }
+});

@@ -7,9 +7,13 @@ describe("under load", () => {
   test("sustained load: no 5xx, one usage row per 200, RSS steady", async (t) => {
     // 500 distinct states: real inference on each first sight, and the embedding cache can grow by at
     // most ~3.5 MB (bench:load runs with every state new, long enough to reach the cache's bound).
-    // RSS climbs for the first ~15 s under load (V8 heap, model buffers) and then stays flat, so the
-    // warm-up is 10 s.
-    const r = await sustained({ concurrency: 16, warmupMs: 10_000, durationMs: 10_000, rssMargin: 0.15, variety: 500 });
+    // RSS is a sawtooth under this load: V8 collects its old generation lazily, so RSS climbs about 8 MB/s at
+    // ~11,000 requests/s and falls back to the warm-up level at each major collection (every ~35 s here; a
+    // 60-s run ended 6% above its warm-up RSS, svc-1.3.0's build the same). A 10-s window can end at the top
+    // of a climb: about 90 MB over a ~390 MB base (the model needs less memory since svc-1.4.0, so the same
+    // climb is a larger share). The margin allows that climb; a leak of more than ~1 KB per request would
+    // exceed it.
+    const r = await sustained({ concurrency: 16, warmupMs: 10_000, durationMs: 10_000, rssMargin: 0.3, variety: 500 });
     assert.ok(r.ok > 50, `only ${r.ok} requests succeeded`);
     t.diagnostic(JSON.stringify({ ...r, problems: undefined }));
     assert.deepEqual(r.problems, [], JSON.stringify({ ...r, problems: undefined }));

@@ -4,10 +4,11 @@
  * state graph once (the state's keys and values in the scorer's layers), then the scorer once per question.
  * Between batches the worker yields to its event loop, so a cancel message stops a job within one batch.
  */
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort, Worker, workerData } from "node:worker_threads";
 import ort from "onnxruntime-node";
 import { int64 } from "../int64.js";
-import { encoderRuns } from "./encoder-runs.js";
+import { encoderRuns, RUN_COST_SLOTS } from "./encoder-runs.js";
+import type { EncoderHelperReply } from "./encoder-helper.js";
 import { sessionOptions } from "./session-options.js";
 
 export interface DeciderWorkerInit {
@@ -117,6 +118,49 @@ function meanPool(h: Float32Array): Float32Array {
   return v;
 }
 
+/** The decider worker's side of encoder-helper.ts: one run at a time in, its token states out. */
+class EncoderHelper {
+  private nextId = 1;
+  private readonly waiting = new Map<number, { ok: (h: Float32Array) => void; fail: (e: Error) => void }>();
+
+  private constructor(private readonly worker: Worker) {
+    worker.on("message", (msg: EncoderHelperReply) => {
+      if (msg.kind !== "hidden" && msg.kind !== "run-error") return;
+      const w = this.waiting.get(msg.id);
+      this.waiting.delete(msg.id);
+      if (msg.kind === "hidden") w?.ok(msg.hidden);
+      else w?.fail(new Error(msg.message));
+    });
+    const failAll = (err: Error): void => {
+      for (const w of this.waiting.values()) w.fail(err);
+      this.waiting.clear();
+    };
+    worker.on("error", failAll);
+    worker.on("exit", (code) => failAll(new Error(`the encoder helper exited with code ${code}`)));
+  }
+
+  static async start(encoderPath: string): Promise<EncoderHelper> {
+    const worker = new Worker(new URL("./encoder-helper.js", import.meta.url), { workerData: { encoderPath } });
+    const first = await new Promise<EncoderHelperReply>((ok, fail) => {
+      worker.once("message", ok);
+      worker.once("error", fail);
+    });
+    if (first.kind !== "ready") {
+      await worker.terminate();
+      throw new Error(first.kind === "load-error" ? first.message : "the encoder helper did not start");
+    }
+    return new EncoderHelper(worker);
+  }
+
+  run(ids: BigInt64Array, mask: BigInt64Array, dims: [number, number]): Promise<Float32Array> {
+    const id = this.nextId++;
+    return new Promise((ok, fail) => {
+      this.waiting.set(id, { ok, fail });
+      this.worker.postMessage({ id, ids, mask, dims }, [ids.buffer as ArrayBuffer, mask.buffer as ArrayBuffer]);
+    });
+  }
+}
+
 async function main(): Promise<void> {
   const port = parentPort;
   if (!port) throw new Error("decider worker must run as a worker thread");
@@ -124,12 +168,15 @@ async function main(): Promise<void> {
   let encoder: ort.InferenceSession;
   let stateGraph: ort.InferenceSession;
   let scorer: ort.InferenceSession;
+  let helper: EncoderHelper | null = null;
   try {
     // The encoder's matrix products are exact integer arithmetic (scripts/base/build_base.py: per-token 8-bit inputs,
-    // 7-bit weights), so every CPU computes the same integers; the rest is float32.
-    encoder = await ort.InferenceSession.create(init.encoderPath, sessionOptions(init.threads));
+    // 7-bit weights), so every CPU computes the same integers; the rest is float32. It runs on one thread here and,
+    // with two threads to use, on one more in a helper (encoder-helper.ts) that takes part of every job's runs.
+    encoder = await ort.InferenceSession.create(init.encoderPath, sessionOptions(1));
     stateGraph = await ort.InferenceSession.create(init.statePath, sessionOptions(init.threads));
     scorer = await ort.InferenceSession.create(init.scorerPath, sessionOptions(init.threads));
+    if (init.threads >= 2) helper = await EncoderHelper.start(init.encoderPath);
   } catch (err) {
     port.postMessage({ kind: "load-error", message: (err as Error).message } satisfies DeciderReply);
     return;
@@ -142,7 +189,7 @@ async function main(): Promise<void> {
   const queue: (DeciderJob | EmbedJob)[] = [];
   let busy = false;
 
-  /** Token states [length, WIDTH] of every text; texts of equal length share batches; questions and options seen before are not encoded again. */
+  /** Token states [length, WIDTH] of every text (in the runs encoder-runs.ts plans); questions and options seen before are not encoded again. */
   async function encode(job: DeciderJob | EmbedJob): Promise<{ hidden: Float32Array[]; encoded: number }> {
     let encoded = 0;
     const out = new Array<Float32Array>(job.texts.length);
@@ -163,9 +210,7 @@ async function main(): Promise<void> {
       if (g) g.push(i);
       else byLength.set(t.length, [i]);
     });
-    for (const rows of encoderRuns(byLength)) {
-      await yieldTurn();
-      if (cancelled.has(job.id)) throw new Cancelled();
+    const tensors = (rows: number[]): { ids: BigInt64Array; mask: BigInt64Array; dims: [number, number] } => {
       const length = Math.max(...rows.map((m) => job.texts[m].length));
       const ids = new Int32Array(rows.length * length).fill(PAD_ID);
       const mask = new Int32Array(rows.length * length);
@@ -173,16 +218,55 @@ async function main(): Promise<void> {
         ids.set(job.texts[m], k * length);
         mask.fill(1, k * length, k * length + job.texts[m].length);
       });
-      const dims = [rows.length, length];
-      const r = await encoder.run({ input_ids: new ort.Tensor("int64", int64(ids), dims), attention_mask: new ort.Tensor("int64", int64(mask), dims) });
-      const h = r.hidden.data as Float32Array;
+      return { ids: int64(ids), mask: int64(mask), dims: [rows.length, length] };
+    };
+    const keep = (rows: number[], length: number, h: Float32Array): void => {
       encoded += rows.length;
       rows.forEach((m, k) => {
         out[m] = h.slice(k * length * WIDTH, (k * length + job.texts[m].length) * WIDTH);
         const kk = key(m);
         if (kk !== null) known.set(kk, out[m]);
       });
+    };
+    // Runs go to this thread or the helper, each to the one with less work so far (token slots plus a run's cost).
+    const mine: number[][] = [];
+    const theirs: number[][] = [];
+    let myWork = 0;
+    let theirWork = 0;
+    for (const rows of encoderRuns(byLength)) {
+      const work = RUN_COST_SLOTS + rows.length * Math.max(...rows.map((m) => job.texts[m].length));
+      if (helper && theirWork < myWork) {
+        theirs.push(rows);
+        theirWork += work;
+      } else {
+        mine.push(rows);
+        myWork += work;
+      }
     }
+    // The helper gets at most two runs ahead, so a cancel leaves at most two of its runs to finish.
+    const helped = (async (): Promise<void> => {
+      const sent: Promise<void>[] = [];
+      for (const rows of theirs) {
+        if (cancelled.has(job.id)) break;
+        const t = tensors(rows);
+        sent.push(helper!.run(t.ids, t.mask, t.dims).then((h) => keep(rows, t.dims[1], h)));
+        if (sent.length >= 2) await sent[sent.length - 2];
+      }
+      await Promise.all(sent);
+    })().then(
+      () => null,
+      (err: Error) => err,
+    );
+    for (const rows of mine) {
+      await yieldTurn();
+      if (cancelled.has(job.id)) break;
+      const t = tensors(rows);
+      const r = await encoder.run({ input_ids: new ort.Tensor("int64", t.ids, t.dims), attention_mask: new ort.Tensor("int64", t.mask, t.dims) });
+      keep(rows, t.dims[1], r.hidden.data as Float32Array);
+    }
+    const failed = await helped;
+    if (failed) throw failed;
+    if (cancelled.has(job.id)) throw new Cancelled();
     return { hidden: out, encoded };
   }
 
