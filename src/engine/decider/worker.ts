@@ -249,7 +249,9 @@ async function main(): Promise<void> {
       for (const rows of theirs) {
         if (cancelled.has(job.id)) break;
         const t = tensors(rows);
-        sent.push(helper!.run(t.ids, t.mask, t.dims).then((h) => keep(rows, t.dims[1], h)));
+        const done = helper!.run(t.ids, t.mask, t.dims).then((h) => keep(rows, t.dims[1], h));
+        done.catch(() => undefined); // a failure is thrown where it is awaited, never left unhandled
+        sent.push(done);
         if (sent.length >= 2) await sent[sent.length - 2];
       }
       await Promise.all(sent);
