@@ -79,3 +79,42 @@ class E5File:
         """(fp16 scales [rows, cols/32], packed nibbles [rows, cols/32, 16])"""
         _, _, off, _ = self.dir[name]
         return _q4_blocks(self.buf, off, rows, cols)
+
+
+class E5Pack:
+    """An image's tensors as saved in an .npz by tune_encoder.py (pack): the same reading methods as E5File, with
+    only the word-embedding rows that the packed texts use."""
+
+    def __init__(self, arrays):
+        self.a = arrays
+        for k in ("H", "NL", "NH", "FF", "MAXP", "TVS"):
+            setattr(self, k, int(arrays["meta/" + k]))
+        self.eps = float(arrays["meta/eps"])
+
+    def f32(self, name, shape):
+        return np.asarray(self.a["f32/" + name], np.float32).reshape(shape)
+
+    def q4(self, name, rows, cols):
+        return self.a["q4d/" + name], self.a["q4p/" + name]
+
+
+class Recorder:
+    """Reads an E5File as e5_torch.build does and keeps every tensor it reads (the word embedding: only `rows`), so
+    that E5Pack can read the same from an .npz."""
+
+    def __init__(self, f, rows):
+        self.f, self.rows, self.arrays = f, rows, {}
+        for k in ("H", "NL", "NH", "FF", "MAXP", "TVS", "eps"):
+            setattr(self, k, getattr(f, k))
+            self.arrays["meta/" + k] = np.array(getattr(f, k))
+
+    def f32(self, name, shape):
+        self.arrays["f32/" + name] = self.f.f32(name, shape)
+        return self.arrays["f32/" + name]
+
+    def q4(self, name, rows, cols):
+        d, p = self.f.q4(name, self.f.VOC, cols) if name == "emb.word" else self.f.q4(name, rows, cols)
+        if name == "emb.word":
+            d, p = d[self.rows], p[self.rows]
+        self.arrays["q4d/" + name], self.arrays["q4p/" + name] = d, p
+        return d, p

