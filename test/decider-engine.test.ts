@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { CancelledError } from "../src/engine/engine.js";
 import { DeciderEngine, MAX_PAIR_TOKENS, ordinal } from "../src/engine/decider/decider-engine.js";
 import { questionTexts } from "../src/engine/decider/texts.js";
-import { BATCH_TOKENS, encoderRuns } from "../src/engine/decider/encoder-runs.js";
+import { BATCH_TOKENS, RUN_COST_SLOTS, encoderRuns, shareRuns } from "../src/engine/decider/encoder-runs.js";
 import { parseSystemOne } from "../src/api/systemone.js";
 import { post, startService, type Service } from "./helpers/service.js";
 
@@ -194,6 +194,35 @@ test("encoder runs: texts of nearby lengths share a padded run, a long text runs
   const lengthOf = new Map([...lengths].flatMap(([l, ids]) => ids.map((i) => [i, l] as [number, number])));
   assert.deepEqual(all.flat().sort((a, b) => a - b), Array.from({ length: 300 }, (_, i) => i));
   for (const run of all) assert.ok(run.length * Math.max(...run.map((i) => lengthOf.get(i)!)) <= BATCH_TOKENS);
+});
+
+test("two encoder sessions share a job's runs evenly: the short texts of a 1 x 4 request are split, not all left beside the state", () => {
+  // the bench's 1 x 4 request: a 51-token state, a 20-token question, four options of 26-27 tokens
+  const lengths = [51, 20, 27, 26, 27, 27];
+  const byLength = new Map<number, number[]>();
+  lengths.forEach((l, i) => byLength.set(l, [...(byLength.get(l) ?? []), i]));
+  const runs = encoderRuns(byLength);
+  assert.deepEqual(runs, [[1, 3, 2, 4, 5], [0]]);
+  const work = (side: number[][]): number => side.reduce((s, rows) => s + RUN_COST_SLOTS + rows.length * Math.max(...rows.map((i) => lengths[i])), 0);
+  const [mine, theirs] = shareRuns(runs, (i) => lengths[i]);
+  assert.deepEqual(mine, [[1, 3, 4, 5]]);
+  assert.deepEqual(theirs, [[0], [2]]);
+  // 123 and 108 slots, where the runs as planned would leave 150 on one side and 66 on the other
+  assert.deepEqual([work(mine), work(theirs)], [123, 108]);
+  // every row exactly once, no empty run, and the longer side never longer than with the runs dealt out whole
+  for (let n = 1; n <= 60; n++) {
+    const ls = Array.from({ length: n }, (_, i) => 3 + ((i * 29 + n * 7) % 90));
+    const by = new Map<number, number[]>();
+    ls.forEach((l, i) => by.set(l, [...(by.get(l) ?? []), i]));
+    const planned = encoderRuns(by);
+    const [a, b] = shareRuns(planned, (i) => ls[i]);
+    assert.deepEqual([...a, ...b].flat().sort((x, y) => x - y), Array.from({ length: n }, (_, i) => i));
+    assert.ok([...a, ...b].every((rows) => rows.length > 0));
+    const w = (side: number[][]): number => side.reduce((s, rows) => s + RUN_COST_SLOTS + rows.length * Math.max(...rows.map((i) => ls[i])), 0);
+    const whole = [0, 0];
+    for (const rows of planned) whole[whole[1] < whole[0] ? 1 : 0] += w([rows]);
+    assert.ok(Math.max(w(a), w(b)) <= Math.max(...whole), `n=${n}`);
+  }
 });
 
 test("a text padded inside a longer text's encoder run reads bit for bit as it does alone", async () => {

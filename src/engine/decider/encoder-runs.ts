@@ -53,3 +53,48 @@ export function encoderRuns(byLength: Map<number, number[]>): number[][] {
   }
   return runs;
 }
+
+/**
+ * A job's runs shared between two one-thread encoder sessions (the worker's and its helper's) so that both finish
+ * at about the same time. Work is counted as above: RUN_COST_SLOTS per run plus its padded slots. The runs go out
+ * in order, each to the side with less work so far; then, while it shortens the longer side, rows of one of
+ * that side's runs (its longest rows) move to the other side as a run of their own: a request of one state and a
+ * handful of short texts otherwise leaves one session reading all of the short texts while the other reads only
+ * the state. Which run reads a text never changes its numbers (see above), so neither does this sharing.
+ * Deterministic. Returns [the worker's runs, the helper's runs]; every row of `runs` is in exactly one of them.
+ */
+export function shareRuns(runs: number[][], lengthOf: (row: number) => number): [number[][], number[][]] {
+  const work = (rows: number[]): number => RUN_COST_SLOTS + rows.length * Math.max(...rows.map(lengthOf));
+  const sides: { runs: number[][]; work: number }[] = [
+    { runs: [], work: 0 },
+    { runs: [], work: 0 },
+  ];
+  for (const rows of runs) {
+    const side = sides[1].work < sides[0].work ? sides[1] : sides[0];
+    side.runs.push(rows);
+    side.work += work(rows);
+  }
+  for (;;) {
+    const [heavy, light] = sides[0].work >= sides[1].work ? [sides[0], sides[1]] : [sides[1], sides[0]];
+    // the best cut: a run of the heavy side, its k longest rows moved (each part padded to its own longest row)
+    let best = { run: -1, k: 0, span: heavy.work };
+    heavy.runs.forEach((rows, run) => {
+      const lengths = rows.map(lengthOf).sort((a, b) => b - a);
+      for (let k = 1; k < lengths.length; k++) {
+        const kept = RUN_COST_SLOTS + (lengths.length - k) * lengths[k];
+        const moved = RUN_COST_SLOTS + k * lengths[0];
+        const span = Math.max(heavy.work - work(rows) + kept, light.work + moved);
+        if (span < best.span) best = { run, k, span };
+      }
+    });
+    if (best.run < 0) break;
+    const rows = heavy.runs[best.run];
+    const moved = [...rows].sort((a, b) => lengthOf(b) - lengthOf(a) || a - b).slice(0, best.k);
+    const kept = rows.filter((r) => !moved.includes(r));
+    heavy.work += work(kept) - work(rows);
+    heavy.runs[best.run] = kept;
+    light.runs.push(moved);
+    light.work += work(moved);
+  }
+  return [sides[0].runs, sides[1].runs];
+}

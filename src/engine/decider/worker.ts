@@ -7,7 +7,7 @@
 import { parentPort, Worker, workerData } from "node:worker_threads";
 import ort from "onnxruntime-node";
 import { int64 } from "../int64.js";
-import { encoderRuns, RUN_COST_SLOTS } from "./encoder-runs.js";
+import { encoderRuns, shareRuns } from "./encoder-runs.js";
 import type { EncoderHelperReply } from "./encoder-helper.js";
 import { sessionOptions } from "./session-options.js";
 
@@ -228,21 +228,9 @@ async function main(): Promise<void> {
         if (kk !== null) known.set(kk, out[m]);
       });
     };
-    // Runs go to this thread or the helper, each to the one with less work so far (token slots plus a run's cost).
-    const mine: number[][] = [];
-    const theirs: number[][] = [];
-    let myWork = 0;
-    let theirWork = 0;
-    for (const rows of encoderRuns(byLength)) {
-      const work = RUN_COST_SLOTS + rows.length * Math.max(...rows.map((m) => job.texts[m].length));
-      if (helper && theirWork < myWork) {
-        theirs.push(rows);
-        theirWork += work;
-      } else {
-        mine.push(rows);
-        myWork += work;
-      }
-    }
+    // Runs are shared between this thread and the helper so that both finish at about the same time.
+    const runs = encoderRuns(byLength);
+    const [mine, theirs] = helper ? shareRuns(runs, (m) => job.texts[m].length) : [runs, []];
     // The helper gets at most two runs ahead, so a cancel leaves at most two of its runs to finish.
     const helped = (async (): Promise<void> => {
       const sent: Promise<void>[] = [];
