@@ -203,12 +203,13 @@ test("two encoder sessions share a job's runs evenly: the short texts of a 1 x 4
   lengths.forEach((l, i) => byLength.set(l, [...(byLength.get(l) ?? []), i]));
   const runs = encoderRuns(byLength);
   assert.deepEqual(runs, [[1, 3, 2, 4, 5], [0]]);
-  const work = (side: number[][]): number => side.reduce((s, rows) => s + RUN_COST_SLOTS + rows.length * Math.max(...rows.map((i) => lengths[i])), 0);
+  /** A side's work: RUN_COST_SLOTS per run plus its padded slots. */
+  const slots = (side: number[][], ls: number[]): number => side.reduce((s, rows) => s + RUN_COST_SLOTS + rows.length * Math.max(...rows.map((i) => ls[i])), 0);
   const [mine, theirs] = shareRuns(runs, (i) => lengths[i]);
   assert.deepEqual(mine, [[1, 3, 4, 5]]);
   assert.deepEqual(theirs, [[0], [2]]);
   // 123 and 108 slots, where the runs as planned would leave 150 on one side and 66 on the other
-  assert.deepEqual([work(mine), work(theirs)], [123, 108]);
+  assert.deepEqual([slots(mine, lengths), slots(theirs, lengths)], [123, 108]);
   // every row exactly once, no empty run, and the longer side never longer than with the runs dealt out whole
   for (let n = 1; n <= 60; n++) {
     const ls = Array.from({ length: n }, (_, i) => 3 + ((i * 29 + n * 7) % 90));
@@ -218,10 +219,9 @@ test("two encoder sessions share a job's runs evenly: the short texts of a 1 x 4
     const [a, b] = shareRuns(planned, (i) => ls[i]);
     assert.deepEqual([...a, ...b].flat().sort((x, y) => x - y), Array.from({ length: n }, (_, i) => i));
     assert.ok([...a, ...b].every((rows) => rows.length > 0));
-    const w = (side: number[][]): number => side.reduce((s, rows) => s + RUN_COST_SLOTS + rows.length * Math.max(...rows.map((i) => ls[i])), 0);
     const whole = [0, 0];
-    for (const rows of planned) whole[whole[1] < whole[0] ? 1 : 0] += w([rows]);
-    assert.ok(Math.max(w(a), w(b)) <= Math.max(...whole), `n=${n}`);
+    for (const rows of planned) whole[whole[1] < whole[0] ? 1 : 0] += slots([rows], ls);
+    assert.ok(Math.max(slots(a, ls), slots(b, ls)) <= Math.max(...whole), `n=${n}`);
   }
 });
 

@@ -113,8 +113,10 @@ class Recorder:
         return self.arrays["f32/" + name]
 
     def q4(self, name, rows, cols):
-        d, p = self.f.q4(name, self.f.VOC, cols) if name == "emb.word" else self.f.q4(name, rows, cols)
         if name == "emb.word":
+            d, p = self.f.q4(name, self.f.VOC, cols)
             d, p = d[self.rows], p[self.rows]
+        else:
+            d, p = self.f.q4(name, rows, cols)
         self.arrays["q4d/" + name], self.arrays["q4p/" + name] = d, p
         return d, p

@@ -14,6 +14,8 @@ import numpy as np
 import onnxruntime as ort
 from tokenizers import Tokenizer
 
+from texts import cut
+
 p = argparse.ArgumentParser()
 p.add_argument("--model", default="models/builtin")
 p.add_argument("--examples", default="training/build/examples.jsonl")
@@ -21,7 +23,6 @@ p.add_argument("--out", default="training/build/feats")
 p.add_argument("--threads", type=int, default=2)
 a = p.parse_args()
 
-CAP = {"state": 200, "question": 64, "option": 48}
 tok = Tokenizer.from_file(os.path.join(a.model, "tokenizer.json"))
 so = ort.SessionOptions()
 so.intra_op_num_threads = a.threads
@@ -41,13 +42,7 @@ todo = [(t, k) for t, k in want.items() if t not in index]
 print(f"{len(want)} texts, {len(todo)} to encode", flush=True)
 
 
-def ids_of(text, kind):
-    ids = tok.encode(text).ids
-    cap = CAP[kind]
-    return ids if len(ids) <= cap else ids[: cap - 1] + [ids[-1]]
-
-
-enc = [(t, ids_of(t, k)) for t, k in todo]
+enc = [(t, cut(tok.encode(t).ids, k)) for t, k in todo]
 enc.sort(key=lambda x: len(x[1]))
 part = max([v[0] for v in index.values()], default=-1) + 1
 buf, pos, t0, done = [], 0, time.time(), 0

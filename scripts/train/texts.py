@@ -1,5 +1,14 @@
 """How a question becomes the texts the model reads: the same rules as src/engine/decider/texts.ts."""
 
+# The most tokens of each kind of text, specials included, as the service cuts them (cut()).
+CAP = {"state": 200, "question": 64, "option": 48}
+
+
+def cut(ids, kind):
+    """A text's token ids cut to its kind's cap, keeping the closing special."""
+    cap = CAP[kind]
+    return ids if len(ids) <= cap else ids[: cap - 1] + [ids[-1]]
+
 
 def key_text(key):
     return key.replace("_", " ").strip()

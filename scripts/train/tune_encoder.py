@@ -36,15 +36,10 @@ sys.path.insert(0, os.path.join(HERE, "..", "base"))
 from e5_file import E5File, E5Pack, Recorder  # noqa: E402
 from e5_torch import add_tuned, build  # noqa: E402
 from scorer import TYPES, Scorer, ordinal  # noqa: E402
+from texts import cut  # noqa: E402
 
-CAP = {"state": 200, "question": 64, "option": 48}
 LANGS = ["en", "es", "pt", "fr", "de", "other"]
 ENCODER_FILES = 3  # the layers' differences in this many files (the device's files come back at most 16 MB each)
-
-
-def cut(ids, kind):
-    cap = CAP[kind]
-    return ids if len(ids) <= cap else ids[: cap - 1] + [ids[-1]]
 
 
 def pack(a):
@@ -94,7 +89,7 @@ def pack(a):
 class Data:
     def __init__(self, path, dev):
         z = np.load(path)
-        self.z, self.dev = z, dev
+        self.dev = dev
         self.ids, self.off, self.pad = z["text/ids"], z["text/offsets"], int(z["text/pad"])
         n = z["ex/n_options"]
         self.opt_off = np.concatenate([[0], np.cumsum(n)])
