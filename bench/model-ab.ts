@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   await before.load();
   await after.load();
   const rows = [];
-  for (const [questions, options] of [[1, 2], [1, 4], [1, 10], [4, 4], [1, 50]]) {
+  for (const [questions, options] of [[1, 2], [1, 4], [1, 10], [4, 4], [1, 50], [1, 255]]) {
     const n = Math.max(8, Math.min(reps, Math.floor(200 / (questions * options))));
     const a: number[] = [];
     const b: number[] = [];

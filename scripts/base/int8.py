@@ -2,8 +2,8 @@
 graphs, rewritten after export by quantize_graph.py).
 
 x @ w becomes: x's tokens as 8-bit codes, each token over its own scale (quantize; GELU outputs shifted into 0..255,
-quantize_gelu), w as 7-bit codes per output channel (int8_codes), their product in exact integer arithmetic
-(MatMulInteger), then back to float times both scales. Before that, SmoothQuant-style per-channel factors (smoothing)
+quantize_gelu; one QuantizeLinear over blocks of a whole row, codes), w as 7-bit codes per output channel
+(int8_codes), their product in exact integer arithmetic (MatMulInteger), then back to float times both scales. Before that, SmoothQuant-style per-channel factors (smoothing)
 move half of the activations' outlier channels into the weights. Two properties follow:
 - the integers are the same on every CPU (seven-bit weights keep every u8 x s8 pair sum within int16, so AVX2's
   saturating vpmaddubsw gives what AVX-512 VNNI gives), and the float steps around them are elementwise;
@@ -49,46 +49,43 @@ def smoothing(amax, w):
 class Int8:
     """The integer products of one graph: its shared constants are added once, when this is made."""
 
-    def __init__(self, g, prefix="", opset=21):
-        self.g, self.p, self.opset = g, prefix, opset
+    def __init__(self, g, prefix=""):
+        self.g, self.p = g, prefix
         c = lambda name, v: g.init(prefix + name, v)
         c("axis_last", np.array([-1], np.int64))
         c("inv127", np.array(1.0 / 127.0, np.float32))
         c("tiny", np.array(1e-12, np.float32))
-        c("m127", np.array(-127.0, np.float32))
-        c("p127", np.array(127.0, np.float32))
-        c("c128", np.array(128.0, np.float32))
         c("zp128", np.array(128, np.uint8))
         c("zp0", np.array(0, np.uint8))
         c("gelu_min", np.array(GELU_MIN, np.float32))
         c("inv255", np.array(1.0 / 255.0, np.float32))
-        c("z0", np.array(0.0, np.float32))
-        c("p255", np.array(255.0, np.float32))
 
-    def row_max(self, x, out):
-        """The largest value of each row [..., 1] (ReduceMax takes its axes as an input from opset 18 on)."""
-        if self.opset >= 18:
-            return self.g.node("ReduceMax", [x, self.p + "axis_last"], [out], keepdims=1)
-        return self.g.node("ReduceMax", [x], [out], keepdims=1, axes=[-1])
+    def codes(self, x, s, width, zp, out):
+        """x [..., width] as uint8 codes round(x / s) + zp over its rows' scales s [..., 1] (zp: "zp128" or "zp0"): one
+        QuantizeLinear (opset 21) whose blocks are whole rows, its zero point expanded to the scales' shape. Its
+        integers are those of Div, Round (half to even), Clip and Cast, which it replaced: the same division and
+        rounding in one pass; the saturation never acts, as |x / s| <= 127 (checked bit for bit on the served graphs,
+        rewrite_codes.py)."""
+        node = self.g.node
+        zps = node("Expand", [self.p + zp, node("Shape", [s], [out + ".sshape"])], [out + ".zp"])
+        return node("QuantizeLinear", [x, s, zps], [out + ".u8"], axis=-1, block_size=width)
 
-    def quantize(self, x, out):
-        """Per-token symmetric 8-bit codes: each row over max|row| / 127, rounded, shifted by 128 into uint8 (zero
-        point 128). Returns (codes, row scales [..., 1])."""
+    def quantize(self, x, width, out):
+        """Per-token symmetric 8-bit codes of x [..., width]: each row over max|row| / 127, rounded, shifted by 128 into
+        uint8 (zero point 128). Returns (codes, row scales [..., 1])."""
         node, p = self.g.node, self.p
-        amax = self.row_max(node("Abs", [x], [out + ".abs"]), out + ".amax")
+        amax = node("ReduceMax", [node("Abs", [x], [out + ".abs"]), p + "axis_last"], [out + ".amax"], keepdims=1)
         s = node("Max", [node("Mul", [amax, p + "inv127"], [out + ".s0"]), p + "tiny"], [out + ".s"])
-        r = node("Clip", [node("Round", [node("Div", [x, s], [out + ".d"])], [out + ".r"]), p + "m127", p + "p127"], [out + ".c"])
-        return node("Cast", [node("Add", [r, p + "c128"], [out + ".sh"])], [out + ".u8"], to=TensorProto.UINT8), s
+        return self.codes(x, s, width, "zp128", out), s
 
-    def quantize_gelu(self, x, out):
+    def quantize_gelu(self, x, width, out):
         """GELU outputs (never below GELU_MIN): x - GELU_MIN over max / 255 per token fills 0..255 with zero point 0
         (twice the resolution of a symmetric code); the shift comes back through the bias (see product)."""
         node, p = self.g.node, self.p
         xp = node("Sub", [x, p + "gelu_min"], [out + ".p"])
-        amax = self.row_max(xp, out + ".amax")
+        amax = node("ReduceMax", [xp, p + "axis_last"], [out + ".amax"], keepdims=1)
         s = node("Max", [node("Mul", [amax, p + "inv255"], [out + ".s0"]), p + "tiny"], [out + ".s"])
-        r = node("Clip", [node("Round", [node("Div", [xp, s], [out + ".d"])], [out + ".r"]), p + "z0", p + "p255"], [out + ".c"])
-        return node("Cast", [r], [out + ".u8"], to=TensorProto.UINT8), s
+        return self.codes(xp, s, width, "zp0", out), s
 
     def product(self, xq, xs, codes, scales, bias, out, gelu=False, result=None):
         """xq (uint8 codes) x codes (int8) in integers, back to float times the rows' and channels' scales, plus
@@ -110,20 +107,31 @@ class Int8:
         GELU inputs); key: the name prefix of x's codes (default out; names of its own beside out's)."""
         key = key or out
         if gelu:
-            return self.product(*self.quantize_gelu(x, key), *int8_codes(w), bias, out, gelu=True, result=result)
+            return self.product(*self.quantize_gelu(x, w.shape[0], key), *int8_codes(w), bias, out, gelu=True, result=result)
         m = smoothing(amax, w)
-        xq, xs = self.quantize(self.g.node("Mul", [x, self.g.init(key + ".smooth", (1.0 / m).astype(np.float32))], [key + ".sm"]), key)
+        xq, xs = self.quantize(self.g.node("Mul", [x, self.g.init(key + ".smooth", (1.0 / m).astype(np.float32))], [key + ".sm"]), w.shape[0], key)
         return self.product(xq, xs, *int8_codes(w * m[:, None]), bias, out, result=result)
+
+
+def at21(model):
+    """Convert a graph of an earlier default opset to opset 21 in place (onnx's version converter: ReduceMax's axes
+    become an input, and so on), IR version 10."""
+    from onnx import version_converter
+    if next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx")) < 21:
+        model.CopyFrom(version_converter.convert_version(model, 21))
+        model.ir_version = 10
 
 
 def integer_products(model, feeds):
     """Rewrite an exported float graph in place: every MatMul whose matrix is a 2-D float initializer (directly or
     through an Identity) becomes an integer product, smoothed with the largest |input| per channel seen over feeds
     (a list of input dicts for onnxruntime); a MatMul that reads a GELU's output (an Erf among its three producers)
-    takes the shifted code instead. Other nodes are kept as they are. Returns the rewritten MatMuls' names."""
+    takes the shifted code instead. Other nodes are kept as they are. A graph of an opset before 21 is converted to
+    opset 21 first (the codes' QuantizeLinear needs it). Returns the rewritten MatMuls' names."""
     import onnx
     import onnxruntime as ort
 
+    at21(model)
     g = model.graph
     inits = {i.name: i for i in g.initializer}
     through = {n.output[0]: n.input[0] for n in g.node if n.op_type == "Identity" and n.input[0] in inits}
@@ -155,8 +163,7 @@ def integer_products(model, feeds):
             amax[name] = np.maximum(amax[name], r) if name in amax else r
 
     built = Graph()
-    opset = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
-    int8 = Int8(built, prefix="int8.", opset=opset)
+    int8 = Int8(built, prefix="int8.")
     rewritten = set(n.name for n in targets)
     for i, n in enumerate(g.node):
         if n.name not in rewritten:
