@@ -1,4 +1,5 @@
 import { Tokenizer } from "@huggingface/tokenizers";
+import { useUnigramSegmenter } from "../unigram.js";
 
 /**
  * The special tokens a model's tokenizer puts around a (premise, hypothesis) pair, learned from the
@@ -67,7 +68,9 @@ export class PairTokenizer {
   }
 
   static fromJson(tokenizerJson: object, tokenizerConfig: object, padIdFromConfig: number | null, maxTokens: number): PairTokenizer {
-    return new PairTokenizer(new Tokenizer(tokenizerJson, tokenizerConfig), padIdFromConfig, maxTokens);
+    const tokenizer = new Tokenizer(tokenizerJson, tokenizerConfig);
+    useUnigramSegmenter(tokenizer, tokenizerJson);
+    return new PairTokenizer(tokenizer, padIdFromConfig, maxTokens);
   }
 
   private findPad(): number {
