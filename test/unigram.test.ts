@@ -1,37 +1,15 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Tokenizer } from "@huggingface/tokenizers";
 import { UnigramSegmenter, useUnigramSegmenter } from "../src/engine/unigram.js";
+import { jsonlFiles, jsonlStrings } from "./helpers/jsonl.js";
 
 // The built-in model's tokenizer with the project's Unigram segmenter against the library's own segmentation:
 // the same ids for every text of eval/ and a sample of the written training examples, and for odd input.
 
 const json = JSON.parse(readFileSync("models/builtin/tokenizer.json", "utf8")) as { model: { vocab: [string, number][]; unk_id: number } };
-
-/** Every string in a JSONL file's records: values and object keys, nested. */
-function strings(file: string): string[] {
-  const out: string[] = [];
-  const add = (v: unknown): void => {
-    if (typeof v === "string") out.push(v);
-    else if (Array.isArray(v)) v.forEach(add);
-    else if (v && typeof v === "object")
-      for (const [k, x] of Object.entries(v)) {
-        out.push(k);
-        add(x);
-      }
-  };
-  for (const line of readFileSync(file, "utf8").split("\n")) if (line.trim()) add(JSON.parse(line));
-  return out;
-}
-
-function jsonl(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((f) => f.isFile() && f.name.endsWith(".jsonl"))
-    .map((f) => join(f.parentPath, f.name))
-    .sort();
-}
 
 const ODD = [
   "",
@@ -54,7 +32,7 @@ test("the segmenter gives the library's ids for eval/, written training examples
   const lib = new Tokenizer(json, {});
   const ours = new Tokenizer(json, {});
   assert.equal(useUnigramSegmenter(ours, json), true);
-  const texts = [...jsonl("eval").flatMap(strings), ...jsonl(join("training", "authored", "written")).flatMap(strings).filter((_, i) => i % 10 === 0), ...ODD];
+  const texts = [...jsonlFiles("eval").flatMap(jsonlStrings), ...jsonlFiles(join("training", "authored", "written")).flatMap(jsonlStrings).filter((_, i) => i % 10 === 0), ...ODD];
   assert.ok(texts.length > 20_000, `${texts.length} texts`);
   let tokens = 0;
   for (const t of texts) {
