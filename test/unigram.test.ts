@@ -86,3 +86,13 @@ test("the segmenter's Viterbi: the best-scoring path, the first of equal ones, u
   const pieces = ids.map((i: number) => ["<unk>", "p", "q", "r", "pq", "qr"][i]);
   assert.deepEqual(tie.tokenize("pqr"), pieces);
 });
+
+test("the segmenter is installed only for a Unigram model without byte fallback", () => {
+  const unigram = { ...json, added_tokens: [], normalizer: null, pre_tokenizer: null, post_processor: null, decoder: null };
+  const small = { type: "Unigram", unk_id: 0, vocab: [["<unk>", 0], ["a", -1]] };
+  assert.equal(useUnigramSegmenter(new Tokenizer({ ...unigram, model: small }, {}), { model: small }), true);
+  const bytes = { ...small, byte_fallback: true };
+  assert.equal(useUnigramSegmenter(new Tokenizer({ ...unigram, model: bytes }, {}), { model: bytes }), false);
+  const wordpiece = { type: "WordPiece", unk_token: "[UNK]", continuing_subword_prefix: "##", max_input_chars_per_word: 100, vocab: { "[UNK]": 0, a: 1 } };
+  assert.equal(useUnigramSegmenter(new Tokenizer({ ...unigram, model: wordpiece }, {}), { model: wordpiece }), false);
+});

@@ -135,17 +135,19 @@ export class UnigramSegmenter {
 }
 
 interface UnigramJson {
-  model?: { type?: string; vocab?: [string, number][]; unk_id?: number };
+  model?: { type?: string; vocab?: [string, number][]; unk_id?: number; byte_fallback?: boolean };
 }
 
 /**
  * Give a Tokenizer made from `json` this segmenter in place of its Unigram model's own (which tokenize() the
- * library's model calls per pre-tokenized word); other model types are left as they are. Returns whether it did.
+ * library's model calls per pre-tokenized word); other model types, and a Unigram model with byte fallback
+ * (unknown characters as byte pieces, which this does not do), are left as they are. Returns whether it did.
  */
 export function useUnigramSegmenter(tokenizer: object, json: object): boolean {
   const model = (json as UnigramJson).model;
   const inner = (tokenizer as { model?: { tokenize?: unknown } }).model;
-  if (model?.type !== "Unigram" || !model.vocab || model.unk_id === undefined || typeof inner?.tokenize !== "function") return false;
+  if (model?.type !== "Unigram" || !model.vocab || model.unk_id === undefined || model.byte_fallback) return false;
+  if (typeof inner?.tokenize !== "function") return false;
   const segmenter = new UnigramSegmenter(model.vocab, model.unk_id);
   inner.tokenize = (word: string): string[] => segmenter.tokenize(word);
   return true;
