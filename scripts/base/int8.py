@@ -1,10 +1,11 @@
 """Integer matrix products for the served ONNX graphs (the encoder, built by build_base.py; the scorer and state
-graphs, rewritten after export by quantize_graph.py).
+graphs, rewritten after export by scripts/train/quantize_scorer.py).
 
 x @ w becomes: x's tokens as 8-bit codes, each token over its own scale (quantize; GELU outputs shifted into 0..255,
 quantize_gelu; one QuantizeLinear over blocks of a whole row, codes), w as 7-bit codes per output channel
-(int8_codes), their product in exact integer arithmetic (MatMulInteger), then back to float times both scales. Before that, SmoothQuant-style per-channel factors (smoothing)
-move half of the activations' outlier channels into the weights. Two properties follow:
+(int8_codes), their product in exact integer arithmetic (MatMulInteger), then back to float times both scales.
+Before that, SmoothQuant-style per-channel factors (smoothing) move half of the activations' outlier channels into
+the weights. Two properties follow:
 - the integers are the same on every CPU (seven-bit weights keep every u8 x s8 pair sum within int16, so AVX2's
   saturating vpmaddubsw gives what AVX-512 VNNI gives), and the float steps around them are elementwise;
 - a token's codes depend on that token alone, so a text's numbers never depend on what runs beside it.

@@ -6,7 +6,7 @@ rewritten graph is run beside the original on random inputs and written only if 
     .venv/bin/python scripts/base/rewrite_codes.py models/builtin/onnx/encoder.onnx models/builtin/onnx/scorer.onnx
 
 Inputs: the graphs (encoder.onnx of build_base.py, scorer.onnx of quantize_scorer.py); rewritten in place. No
-randomness beyond the check's inputs (seed 0); about 20 s on 2 cores.
+randomness beyond the check's inputs (seed 0); about 3 s on 2 cores for both served graphs.
 """
 import sys
 
@@ -103,10 +103,11 @@ for path in sys.argv[1:]:
         sys.exit(f"{path}: no Div/Round/Clip/Cast chain before a MatMulInteger (already rewritten?)")
     onnx.checker.check_model(after)
     a, b = session(before), session(after)
-    for f in feeds(before, np.random.default_rng(0)):
+    inputs = feeds(before, np.random.default_rng(0))
+    for f in inputs:
         for x, y in zip(a.run(None, f), b.run(None, f)):
             if not np.array_equal(x, y):
                 sys.exit(f"{path}: the rewritten graph differs (max {np.abs(x - y).max()}); not written")
     onnx.save(after, path)
-    print(f"{path}: {n} chains rewritten, outputs equal bit for bit on {len(feeds(before, np.random.default_rng(0)))} inputs; "
+    print(f"{path}: {n} chains rewritten, outputs equal bit for bit on {len(inputs)} inputs; "
           f"{len(before.graph.node)} -> {len(after.graph.node)} nodes")
