@@ -34,6 +34,25 @@ const authored = [
     .sort()
     .flatMap((f) => readJsonl(`${writtenDir}/${f}`)),
 ];
+// MultiNLI pairs translated into es/fr/de (training/translated), checked against eval/dev like the authored examples
+// (premise as the state, hypothesis as the question).
+type Translated = { id: string; lang: string; premise: string; hypothesis: string; label: string };
+const translatedDir = root("training/translated");
+const translated: Translated[] = readdirSync(translatedDir)
+  .filter((f) => f.endsWith(".jsonl"))
+  .sort()
+  .flatMap((f) => readJsonl(`${translatedDir}/${f}`) as unknown as Translated[]);
+const translatedAsExamples: Example[] = translated.map((t) => ({
+  id: `mnli-${t.lang}-${t.id}`,
+  lang: t.lang,
+  domain: "nli",
+  state: t.premise,
+  type: "noul",
+  instructions: t.hypothesis,
+  criteria: null,
+  label: t.label === "entailment",
+}));
+const trained = [...authored, ...translatedAsExamples];
 const evalDir = root("eval/dev");
 const evalSet = readdirSync(evalDir)
   .filter((f) => f.endsWith(".jsonl"))
@@ -110,6 +129,24 @@ test("authored data: every example is valid for its type", () => {
   }
 });
 
+test("translated MultiNLI pairs: valid, one per pair and language", () => {
+  const seen = new Set<string>();
+  const byLang = new Map<string, number>();
+  for (const t of translated) {
+    const where = JSON.stringify(t).slice(0, 200);
+    assert.deepEqual(Object.keys(t).sort(), ["hypothesis", "id", "label", "lang", "premise"], where);
+    assert.match(t.id, /^[0-9]+[enc]$/, where);
+    assert.ok(["es", "fr", "de"].includes(t.lang), where);
+    assert.ok(["entailment", "neutral", "contradiction"].includes(t.label), where);
+    assert.ok(t.premise.trim() !== "" && t.hypothesis.trim() !== "", where);
+    assert.ok(!seen.has(`${t.lang}:${t.id}`), `duplicate: ${where}`);
+    seen.add(`${t.lang}:${t.id}`);
+    byLang.set(t.lang, (byLang.get(t.lang) ?? 0) + 1);
+  }
+  console.log("translated pairs by language:", Object.fromEntries([...byLang].sort()));
+  for (const lang of ["es", "fr", "de"]) assert.ok((byLang.get(lang) ?? 0) >= 500, `${lang}: ${byLang.get(lang) ?? 0}`);
+});
+
 test("authored data: no text shared with eval/dev", () => {
   const evalTexts = new Set<string>();
   for (const e of evalSet) {
@@ -118,7 +155,7 @@ test("authored data: no text shared with eval/dev", () => {
     for (const d of descriptions(e.criteria)) if (norm(d) !== "") evalTexts.add(norm(d));
   }
   const hits: string[] = [];
-  for (const e of authored) {
+  for (const e of trained) {
     const texts = [stateText(e.state), e.instructions ?? "", ...descriptions(e.criteria)];
     for (const t of texts) if (norm(t) !== "" && evalTexts.has(norm(t))) hits.push(`${e.id}: ${t}`);
   }
@@ -147,7 +184,7 @@ test("authored data: no near-duplicate states or questions of eval/dev", () => {
   const run8: string[] = [];
   const run6: string[] = [];
   const seen = new Set<string>();
-  for (const e of authored) {
+  for (const e of trained) {
     const text = stateText(e.state);
     if (!seen.has(text)) {
       seen.add(text);

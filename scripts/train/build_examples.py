@@ -6,7 +6,8 @@ Seed 23; deterministic; a few seconds on 2 cores.
 
 Used (licenses in NOTICE): InferBR train (MIT), MultiNLI dev matched (OANC; its fiction genre CC BY-SA 3.0 / CC BY 3.0 / public domain),
 CLINC150 (CC BY 3.0) without the 40 intents held out for `svc eval --public`, Banking77 (CC BY 4.0),
-HWU64 (CC BY 4.0), XED (CC BY 4.0), Davidson offensive (MIT). Not used: XNLI (non-commercial), PLUE (GPL),
+HWU64 (CC BY 4.0), XED (CC BY 4.0), Davidson offensive (MIT), MultiNLI dev matched pairs translated into Spanish,
+French and German for this project (training/translated, CC BY-SA 3.0). Not used: XNLI (non-commercial), PLUE (GPL),
 the small NLI sets and SICK (unclear or non-commercial), SNLI (share-alike).
 """
 import argparse
@@ -194,6 +195,39 @@ for e in out:
         derived.append(("derived-mood", e["lang"], e["state"], rng.choice(MOOD[e["lang"]][0 if ask_positive else 1]), 0 if positive == ask_positive else 1))
 for src, lang, st, q, lab in derived:
     add(src, lang, "noul", st, q, ["yes", "no"], lab)
+
+# --- MultiNLI pairs translated into es, fr and de (training/translated) ------------------------------------------
+# Last, with a generator of their own, so that every example above (and the dev split's first examples, which
+# calibrate quantize_scorer.py) stays as it was.
+NLI_Q_MORE = {
+    "es": ["{h}", "¿Es cierto que {h}?", "¿Dice el texto que {h}?", "Verdadero o falso: {h}", "¿Podemos concluir que {h}?"],
+    "fr": ["{h}", "Est-il vrai que {h} ?", "Le texte dit-il que {h} ?", "Vrai ou faux : {h}", "Peut-on en conclure que {h} ?"],
+    "de": ["{h}", "Stimmt das: {h}?", "Sagt der Text das aus: {h}?", "Wahr oder falsch: {h}", "Lässt sich daraus schließen: {h}?"],
+}
+LOWER_FIRST = {
+    "es": set("el la los las un una unos unas él ella ellos ellas ello esto este esta estos estas ese esa esos esas eso aquel "
+              "hay no nadie nada todo todos todas algunos algunas alguien su sus mi mis nuestro nuestra nosotros yo tú usted "
+              "ustedes se lo le les muchos muchas cada ninguno ninguna".split()),
+    "fr": set("le la les l un une des du il elle ils elles on ce cet cette ces c je j tu nous vous personne rien tout tous "
+              "toutes certains certaines son sa ses leur leurs mon ma mes notre nos ne n aucun aucune il y beaucoup chaque "
+              "quelqu quelques plusieurs".split()),
+    "de": set(),
+}
+rng_more = random.Random(1127)
+for fpath in sorted(glob.glob("training/translated/*.jsonl")):
+    for line in open(fpath, encoding="utf-8"):
+        r = json.loads(line)
+        h = r["hypothesis"].strip()
+        t = rng_more.choice(NLI_Q_MORE[r["lang"]])
+        if t != "{h}":
+            h = h.rstrip(".!?¿¡ ")
+            # after a lead-in, a sentence's first word is lowered only where it is an article, a pronoun or the like
+            # (German capitalises nouns; names keep their capital in every language)
+            first = h.replace("'", " ").replace("’", " ").split(" ")[0]
+            if first.lower() in LOWER_FIRST[r["lang"]] and h[:1].isupper():
+                h = h[0].lower() + h[1:]
+        add("mnli-translated", r["lang"], "noul", r["premise"].strip(), t.format(h=h), ["yes", "no"],
+            0 if r["label"] == "entailment" else 1)
 
 os.makedirs(os.path.dirname(a.out), exist_ok=True)
 with open(a.out, "w", encoding="utf-8") as fo:
