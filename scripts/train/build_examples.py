@@ -25,6 +25,7 @@ from texts import key_text, segments
 p = argparse.ArgumentParser()
 p.add_argument("--data", default="../shared/data")
 p.add_argument("--out", default="training/build/examples.jsonl")
+p.add_argument("--translated", default="training/translated/*.jsonl", help="the translated MultiNLI files to use (a glob)")
 a = p.parse_args()
 rng = random.Random(23)
 D = a.data
@@ -214,7 +215,7 @@ LOWER_FIRST = {
     "de": set(),
 }
 rng_more = random.Random(1127)
-for fpath in sorted(glob.glob("training/translated/*.jsonl")):
+for fpath in sorted(glob.glob(a.translated)):
     for line in open(fpath, encoding="utf-8"):
         r = json.loads(line)
         h = r["hypothesis"].strip()
