@@ -6,8 +6,8 @@ Seed 23; deterministic; a few seconds on 2 cores.
 
 Used (licenses in NOTICE): InferBR train (MIT), MultiNLI dev matched (OANC; its fiction genre CC BY-SA 3.0 / CC BY 3.0 / public domain),
 CLINC150 (CC BY 3.0) without the 40 intents held out for `svc eval --public`, Banking77 (CC BY 4.0),
-HWU64 (CC BY 4.0), XED (CC BY 4.0), Davidson offensive (MIT), MultiNLI dev matched pairs translated into Spanish,
-French and German for this project (training/translated, CC BY-SA 3.0). Not used: XNLI (non-commercial), PLUE (GPL),
+HWU64 (CC BY 4.0), XED (CC BY 4.0), Davidson offensive (MIT); with --translated, MultiNLI dev matched pairs translated
+into Spanish, French and German for this project (training/translated, CC BY-SA 3.0). Not used: XNLI (non-commercial), PLUE (GPL),
 the small NLI sets and SICK (unclear or non-commercial), SNLI (share-alike).
 """
 import argparse
@@ -25,7 +25,8 @@ from texts import key_text, segments
 p = argparse.ArgumentParser()
 p.add_argument("--data", default="../shared/data")
 p.add_argument("--out", default="training/build/examples.jsonl")
-p.add_argument("--translated", default="training/translated/*.jsonl", help="the translated MultiNLI files to use (a glob)")
+p.add_argument("--translated", default="", help="translated MultiNLI files to add (a glob, e.g. 'training/translated/*.jsonl'); "
+               "none by default: svc-1.5.0 was trained without them")
 a = p.parse_args()
 rng = random.Random(23)
 D = a.data
@@ -215,7 +216,7 @@ LOWER_FIRST = {
     "de": set(),
 }
 rng_more = random.Random(1127)
-for fpath in sorted(glob.glob(a.translated)):
+for fpath in sorted(glob.glob(a.translated)) if a.translated else []:
     for line in open(fpath, encoding="utf-8"):
         r = json.loads(line)
         h = r["hypothesis"].strip()
