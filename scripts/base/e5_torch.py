@@ -94,6 +94,19 @@ def add_tuned(m, tuned):
             params[name].add_(torch.from_numpy(d))
 
 
+def rows8(deltas):
+    """Differences (name -> float array) in the compact form add_tuned reads: int8 codes per row over max|row| / 127,
+    the row scales under name + ".scale". About a quarter of float32's bytes."""
+    import numpy as np
+    small = {}
+    for k, v in deltas.items():
+        flat = v.astype(np.float32).reshape(v.shape[0], -1)
+        scale = np.maximum(np.abs(flat).max(1), 1e-12) / 127.0
+        small[k] = np.round(flat / scale[:, None]).astype(np.int8).reshape(v.shape)
+        small[k + ".scale"] = scale.astype(np.float32)
+    return small
+
+
 def build(f, V):
     """The module from any source with the image's reading methods (E5File, or tune_encoder.py's pack, which keeps
     only the word embedding rows its texts use: V of them)."""

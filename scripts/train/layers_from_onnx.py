@@ -25,7 +25,7 @@ from onnx import numpy_helper
 from tokenizers import Tokenizer
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "base"))
-from e5_torch import load_base  # noqa: E402
+from e5_torch import load_base, rows8  # noqa: E402
 from int8 import GELU_MIN  # noqa: E402
 
 p = argparse.ArgumentParser()
@@ -35,6 +35,7 @@ p.add_argument("--tokenizer", required=True)
 p.add_argument("--examples", default="training/build/examples.jsonl")
 p.add_argument("--check", type=int, default=64)
 p.add_argument("--out", default="training/build/served-layers.npz")
+p.add_argument("--rows8", help="also write the differences as 8-bit codes per row with their scales")
 a = p.parse_args()
 
 path = os.path.join(a.model, "onnx", "encoder.onnx")
@@ -69,6 +70,9 @@ with torch.no_grad():
 os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
 np.savez(a.out, **{k: v.astype(np.float32) for k, v in deltas.items()})
 print(f"wrote {a.out}: {len(deltas)} tensors")
+if a.rows8:
+    np.savez(a.rows8, **rows8(deltas))
+    print(f"wrote {a.rows8} ({os.path.getsize(a.rows8) // 2 ** 20} MiB)")
 
 # the check: the rebuilt module (image + differences) against the served graph, each with its own tokenizer
 rebuilt, _ = load_base(a.image, a.out)

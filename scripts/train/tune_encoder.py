@@ -34,7 +34,7 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "base"))
 from e5_file import E5File, E5Pack, Recorder  # noqa: E402
-from e5_torch import add_tuned, build  # noqa: E402
+from e5_torch import add_tuned, build, rows8  # noqa: E402
 from scorer import TYPES, Scorer, ordinal  # noqa: E402
 from texts import cut  # noqa: E402
 
@@ -256,13 +256,7 @@ def join(a):
         deltas.update({k: z[k] for k in z.files})
     np.savez(a.tuned, **deltas)
     if a.rows8:  # the same differences in about half the bytes, to move them to another machine for a further run
-        small = {}
-        for k, v in deltas.items():
-            v = v.astype(np.float32).reshape(v.shape[0], -1)
-            scale = np.maximum(np.abs(v).max(1), 1e-12) / 127.0
-            small[k] = np.round(v / scale[:, None]).astype(np.int8).reshape(deltas[k].shape)
-            small[k + ".scale"] = scale.astype(np.float32)
-        np.savez(a.rows8, **small)
+        np.savez(a.rows8, **rows8(deltas))
     sd = {}
     for i in range(2):
         sd.update(torch.load(os.path.join(a.out, f"scorer-{i}.pt")))
