@@ -147,7 +147,7 @@ test("translated MultiNLI pairs: valid, one per pair and language", () => {
   for (const lang of ["es", "fr", "de"]) assert.ok((byLang.get(lang) ?? 0) >= 500, `${lang}: ${byLang.get(lang) ?? 0}`);
 });
 
-test("authored data: no text shared with eval/dev", () => {
+test("authored and translated data: no text shared with eval/dev", () => {
   const evalTexts = new Set<string>();
   for (const e of evalSet) {
     evalTexts.add(norm(stateText(e.state)));
@@ -163,7 +163,7 @@ test("authored data: no text shared with eval/dev", () => {
   assert.deepEqual(hits.slice(0, 20), []);
 });
 
-test("authored data: no near-duplicate states or questions of eval/dev", () => {
+test("authored and translated data: no near-duplicate states or questions of eval/dev", () => {
   // word 3-gram Jaccard similarity through an inverted index over the eval/dev states
   const evalStates = evalSet.map((e) => words(stateText(e.state)));
   const evalTri = evalStates.map((ws) => new Set(ngrams(ws, 3)));

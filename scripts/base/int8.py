@@ -114,6 +114,14 @@ class Int8:
         return self.product(xq, xs, *int8_codes(w * m[:, None]), bias, out, result=result)
 
 
+def dequantized(inits, out, key=None):
+    """The float matrix [nin, nout] that Int8.linear wrote as product `out`, back from a graph's initializers (name ->
+    array): its 7-bit codes times their channel scales, over the smoothing of its input `key` (None: a GELU input,
+    not smoothed)."""
+    w = inits[out + ".w8"].astype(np.float32) * inits[out + ".ws"][None, :]
+    return w if key is None else w * inits[key + ".smooth"][:, None]  # .smooth holds 1 / m; the rows were multiplied by m
+
+
 def at21(model):
     """Convert a graph of an earlier default opset to opset 21 in place (onnx's version converter: ReduceMax's axes
     become an input, and so on), IR version 10."""

@@ -4,15 +4,16 @@ start from the weights that serve when the checkpoint itself is not at hand (tra
 Inputs: --model (models/builtin: onnx/scorer.onnx, model.json's ordinal_spread). Output: --ckpt (a train_scorer.py
 checkpoint). Each exported matrix is found by the parameter-named bias its MatMul feeds; the constants folded out of
 the role, gate and spread parameters by their node names. A served graph's integer products (quantize_scorer.py)
-give their matrices back dequantized: the 7-bit codes times their channel scales, over the smoothing factors. The
-rebuilt module is checked against the graph on random inputs (max abs difference printed; under 1e-4 for a float32
-graph; for an integer graph the dequantized matrices and 8-bit inputs differ from it by up to a few hundredths, and
-the difference relative to the scores' spread must be under 5%). A few seconds on 2 cores.
+give their matrices back dequantized (int8.py dequantized). The rebuilt module is checked against the graph (max
+abs difference printed): a float32 graph on random inputs, under 1e-4; an integer graph on real token states of
+one request (the served encoder's), under 5% of the scores' spread, as its dequantized matrices and 8-bit inputs
+differ from it by a few hundredths. A few seconds on 2 cores.
 """
 import argparse
 import json
 import math
 import os
+import sys
 
 import numpy as np
 import onnx
@@ -21,6 +22,9 @@ import torch
 from onnx import numpy_helper
 
 from scorer import H_IN, Scorer
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "base"))
+from int8 import dequantized  # noqa: E402
 
 p = argparse.ArgumentParser()
 p.add_argument("--model", default="models/builtin")
@@ -34,13 +38,6 @@ consumers = {}
 for n in g.node:
     for x in n.input:
         consumers.setdefault(x, []).append(n)
-
-def integer_matrix(key):
-    """The float matrix [nin, nout] of integer product `key` (int8.py linear): codes x channel scales / smoothing."""
-    w = inits[key + ".w8"].astype(np.float32) * inits[key + ".ws"][None, :]
-    smooth = inits.get(key + ".x.smooth")  # 1 / m: the input is divided by m, the matrix rows were multiplied by it
-    return w if smooth is None else w * smooth[:, None]
-
 
 state = {}
 for name, arr in inits.items():
@@ -62,7 +59,9 @@ for n in g.node:
         bias = [x for c in consumers[out] for x in c.input if x.startswith("m.") and x.endswith(".bias")]
         name = bias[0][2:-5] + ".weight"
         if name not in state:  # the question's and the options' products share a matrix: the first is taken
-            state[name] = torch.from_numpy(integer_matrix(ws[0][:-3]).T.copy())
+            key = ws[0][:-3]  # quantize_scorer.py names a product's input key + ".x"; a GELU input has no smoothing
+            w = dequantized(inits, key, key + ".x" if key + ".x.smooth" in inits else None)
+            state[name] = torch.from_numpy(w.T.copy())
         continue
     consts = [x for x in n.input if x.startswith("onnx::") and x in inits]
     if not consts:
@@ -86,7 +85,6 @@ assert not missing, f"not found in the graph: {sorted(missing)}"
 model.load_state_dict(state)
 model.eval()
 
-rng = np.random.default_rng(0)
 if quantized:
     # An integer graph is compared on real token states: its smoothing was fitted to the encoder's activations, and
     # random ones exaggerate what 8-bit inputs lose.
@@ -107,6 +105,7 @@ if quantized:
     Q, _ = states("What is this message about?")
     O, om = states("billing: payments, charges, refunds", "technical problem", "account access")
 else:
+    rng = np.random.default_rng(0)
     S = rng.standard_normal((1, 9, 3 * H_IN), dtype=np.float32)
     Q = rng.standard_normal((1, 5, 3 * H_IN), dtype=np.float32)
     O = rng.standard_normal((3, 4, 3 * H_IN), dtype=np.float32)
