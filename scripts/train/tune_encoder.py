@@ -20,7 +20,7 @@ minutes spent / --max-minutes, so a run cut by time still ends annealed. bfloat1
 Runtime, batch 32: one NVIDIA H200, 7.6 steps/s (2,971 steps an epoch of 69,164 examples: 6.5 minutes); 2 AMD
 EPYC cores, 1.95 s per step (about 1.6 hours an epoch); 2 Intel Xeon cores, 3.6 s per step, or 2.1 s with
 --train-layers 6 (the bottom six layers kept as they are, so they need no backward pass). bfloat16 autocast on those
-Intel cores was slower than float32 (4.5-6 s per step), so the CPU path stays float32. pack: 7 s; join: a few seconds.
+Intel cores was slower than float32 (4.3-6.7 s per step on the same batches), so the CPU path stays float32. pack: 7 s; join: a few seconds.
 """
 import argparse
 import json
