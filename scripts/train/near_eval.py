@@ -6,7 +6,8 @@ Both sides are read by the encoder that serves (models/builtin/onnx/encoder.onnx
 states, mean-pooled and L2-normalised (e5's own sentence vector). An authored state is near eval/dev when its cosine
 with some eval/dev state is at least --threshold, or when it shares at least --words of that state's content words
 (lower case, four letters or more; as a share of the smaller set). Inputs: the authored files named (JSON Lines in
-the eval/dev schema) and eval/dev/*.jsonl. No randomness. Runtime on 2 cores: about 20 s for 2,000 states.
+the eval/dev schema) and eval/dev/*.jsonl. No randomness. Runtime on 2 Intel Xeon cores: 16 s for the 1,758 states of
+training/authored/written/v6-*.jsonl against the states of eval/dev's 430 questions.
 """
 import argparse
 import glob
