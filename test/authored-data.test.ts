@@ -5,7 +5,8 @@ import { fileURLToPath } from "node:url";
 
 // The project-authored training examples (training/authored: examples.jsonl composed by
 // scripts/author-decision-examples.py, and written/*.jsonl written one by one) must be valid and
-// kept strictly apart from eval/dev: no shared texts, no near-duplicate states, no shared question phrasings.
+// kept strictly apart from eval/dev: no shared texts, no near-duplicate states, no shared question phrasings; and
+// apart from the states of eval/first-hour and eval/held-out.
 
 const root = (p: string) => fileURLToPath(new URL(`../../${p}`, import.meta.url));
 
@@ -53,11 +54,18 @@ const translatedAsExamples: Example[] = translated.map((t) => ({
   label: t.label === "entailment",
 }));
 const trained = [...authored, ...translatedAsExamples];
-const evalDir = root("eval/dev");
-const evalSet = readdirSync(evalDir)
-  .filter((f) => f.endsWith(".jsonl"))
-  .sort()
-  .flatMap((f) => readJsonl(`${evalDir}/${f}`));
+const evalFolder = (set: string): Example[] =>
+  readdirSync(root(`eval/${set}`))
+    .filter((f) => f.endsWith(".jsonl"))
+    .sort()
+    .flatMap((f) => readJsonl(root(`eval/${set}/${f}`)));
+// eval/dev shares nothing with the training data: no state, question, option or level text.
+const evalSet = evalFolder("dev");
+// eval/first-hour and eval/held-out share no state with the training data (exact, near-duplicate or an 8-word run),
+// but may share common question wordings and level names ("How frustrated is the customer?", "1 star") as real
+// callers do (eval/held-out/SOURCE.md).
+const firstHour = evalFolder("first-hour");
+const heldOut = evalFolder("held-out");
 
 /** Lower-case, every run of non-letters/non-digits becomes one space. */
 const norm = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
@@ -163,20 +171,22 @@ test("authored and translated data: no text shared with eval/dev", () => {
   assert.deepEqual(hits.slice(0, 20), []);
 });
 
-test("authored and translated data: no near-duplicate states or questions of eval/dev", () => {
-  // word 3-gram Jaccard similarity through an inverted index over the eval/dev states
-  const evalStates = evalSet.map((e) => words(stateText(e.state)));
+/** Trained states near the states of `set` (word 3-gram Jaccard >= 0.5, or 8 consecutive words shared), and trained
+ * questions sharing 6 consecutive words with its questions. */
+function nearTrained(set: Example[]): { nearDup: string[]; run8: string[]; run6: string[]; maxJ: number; maxPair: string } {
+  // word 3-gram Jaccard similarity through an inverted index over the set's states
+  const evalStates = set.map((e) => words(stateText(e.state)));
   const evalTri = evalStates.map((ws) => new Set(ngrams(ws, 3)));
   const index = new Map<string, number[]>();
-  evalTri.forEach((set, i) => {
-    for (const g of set) {
+  evalTri.forEach((grams, i) => {
+    for (const g of grams) {
       const l = index.get(g);
       if (l) l.push(i);
       else index.set(g, [i]);
     }
   });
   const eval8 = new Set(evalStates.flatMap((ws) => ngrams(ws, 8)));
-  const eval6q = new Set(evalSet.flatMap((e) => (e.instructions ? ngrams(words(e.instructions), 6) : [])));
+  const eval6q = new Set(set.flatMap((e) => (e.instructions ? ngrams(words(e.instructions), 6) : [])));
 
   let maxJ = 0;
   let maxPair = "";
@@ -196,17 +206,34 @@ test("authored and translated data: no near-duplicate states or questions of eva
         const j = s / (tri.size + evalTri[i].size - s);
         if (j > maxJ) {
           maxJ = j;
-          maxPair = `${e.id} ~ ${evalSet[i].id}`;
+          maxPair = `${e.id} ~ ${set[i].id}`;
         }
-        if (j >= 0.5) nearDup.push(`${e.id} ~ ${evalSet[i].id} (${j.toFixed(2)})`);
+        if (j >= 0.5) nearDup.push(`${e.id} ~ ${set[i].id} (${j.toFixed(2)})`);
       }
       for (const g of ngrams(ws, 8)) if (eval8.has(g)) run8.push(`${e.id}: "${g}"`);
     }
     if (e.instructions) for (const g of ngrams(words(e.instructions), 6)) if (eval6q.has(g)) run6.push(`${e.id}: "${g}"`);
   }
+  return { nearDup, run8, run6, maxJ, maxPair };
+}
+
+test("authored and translated data: no near-duplicate states or questions of eval/dev", () => {
+  const { nearDup, run8, run6, maxJ, maxPair } = nearTrained(evalSet);
   console.log(`max word-3-gram Jaccard of an authored state with an eval/dev state: ${maxJ.toFixed(3)}${maxPair ? ` (${maxPair})` : ""}`);
   console.log(`states with Jaccard >= 0.5: ${nearDup.length}; states sharing 8 consecutive words: ${run8.length}; questions sharing 6 consecutive words: ${run6.length}`);
   assert.deepEqual(nearDup.slice(0, 20), []);
   assert.deepEqual(run8.slice(0, 20), []);
   assert.deepEqual(run6.slice(0, 20), []);
 });
+
+for (const [name, set, size] of [["eval/first-hour", firstHour, 40], ["eval/held-out", heldOut, 409]] as const) {
+  test(`${name}: no state of it is in the training data, near-duplicate of one or shares 8 consecutive words with one`, () => {
+    assert.equal(set.length, size);
+    const trainedStates = new Set(trained.map((e) => norm(stateText(e.state))));
+    assert.deepEqual(set.filter((h) => trainedStates.has(norm(stateText(h.state)))).map((h) => h.id), []);
+    const { nearDup, run8, maxJ, maxPair } = nearTrained(set);
+    console.log(`${name}: max word-3-gram Jaccard with a trained state ${maxJ.toFixed(3)} (${maxPair})`);
+    assert.deepEqual(nearDup.slice(0, 20), []);
+    assert.deepEqual(run8.slice(0, 20), []);
+  });
+}
