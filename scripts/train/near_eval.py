@@ -6,8 +6,11 @@ Both sides are read by the encoder that serves (models/builtin/onnx/encoder.onnx
 states, mean-pooled and L2-normalised (e5's own sentence vector). An authored state is near eval/dev when its cosine
 with some eval/dev state is at least --threshold, or when it shares at least --words of that state's content words
 (lower case, four letters or more; as a share of the smaller set). Inputs: the authored files named (JSON Lines in
-the eval/dev schema) and eval/dev/*.jsonl. No randomness. Runtime on 2 Intel Xeon cores: 16 s for the 1,758 states of
-training/authored/written/v6-*.jsonl against the states of eval/dev's 430 questions.
+the eval/dev schema) and --eval's *.jsonl (eval/dev by default). It ends with the other direction: every eval state
+that some authored state reads like by meaning (what keeps a newer eval set, such as eval/held-out, apart from
+training data written before it). No randomness. Runtime on 2 Intel Xeon cores: 16 s for the 1,758 states of
+training/authored/written/v6-*.jsonl against the states of eval/dev's 430 questions; about 13 minutes for all of
+training/authored/ against eval/held-out.
 """
 import argparse
 import glob
@@ -59,10 +62,13 @@ ev_texts = sorted({text(e["state"]) for e in ev})
 ev_vec = vectors(ev_texts)
 ev_words = [words(t) for t in ev_texts]
 total = 0
+ev_best = np.full(len(ev_texts), -1.0, np.float32)  # each eval state's highest cosine with any authored state
 for f in a.files:
     rows = [json.loads(l) for l in open(f, encoding="utf-8") if l.strip()]
     texts = [text(e["state"]) for e in rows]
     sims = vectors(texts) @ ev_vec.T
+    if len(texts):
+        ev_best = np.maximum(ev_best, sims.max(0))
     near = set()
     for i, t in enumerate(texts):
         j = int(sims[i].argmax())
@@ -81,3 +87,13 @@ for f in a.files:
                 if i not in near:
                     fh.write(json.dumps(e, ensure_ascii=False) + "\n")
 print(f"{total} near in all")
+# The other direction, by meaning only: every eval state with some authored state at cosine >= --threshold (an
+# authored state's line above names only its nearest eval state). The way to keep a newer eval set apart from
+# training data written before it (eval/held-out/SOURCE.md).
+near_ev = [i for i in range(len(ev_texts)) if ev_best[i] >= a.threshold]
+ids = {}
+for e in ev:
+    ids.setdefault(text(e["state"]), []).append(e["id"])
+for i in near_ev:
+    print(f"eval\t{','.join(ids[ev_texts[i]])}\tcos {ev_best[i]:.3f}\t{ev_texts[i][:100]!r}")
+print(f"{len(near_ev)} of {len(ev_texts)} eval states have an authored state at cosine >= {a.threshold}")
