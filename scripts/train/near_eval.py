@@ -9,8 +9,9 @@ with some eval/dev state is at least --threshold, or when it shares at least --w
 the eval/dev schema) and --eval's *.jsonl (eval/dev by default). It ends with the other direction: every eval state
 that some authored state reads like by meaning (what keeps a newer eval set, such as eval/held-out, apart from
 training data written before it). No randomness. Runtime on 2 Intel Xeon cores: 16 s for the 1,758 states of
-training/authored/written/v6-*.jsonl against the states of eval/dev's 430 questions; about 13 minutes for all of
-training/authored/ against eval/held-out.
+training/authored/written/v6-*.jsonl against the states of eval/dev's 430 questions; 3.5 minutes for all of
+training/authored/ (24,397 distinct states) against eval/held-out with nothing else running, 9-16 minutes beside a
+training run.
 """
 import argparse
 import glob
