@@ -2,8 +2,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { signTest, tallies, tally } from "../src/eval/compare.js";
+import { loadDataset } from "../src/eval/dataset.js";
+import { splitOf } from "../src/eval/split.js";
 import { cli, ROOT } from "./helpers/service.js";
 
 test("the sign test's two-sided p-values are the exact binomial tails", () => {
@@ -31,20 +35,49 @@ test("a tally counts each model's right answers and the questions only one of th
   );
 });
 
-test("compare-models on the real model against itself: nothing gained or lost, and each side right as often as svc eval says", async () => {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    [join(ROOT, "dist", "scripts", "compare-models.js"), "--candidate", "models/builtin", "--data", "eval/first-hour", "--data", "eval/dev:test", "--json"],
-    { maxBuffer: 1 << 24 },
-  );
-  const r = JSON.parse(stdout) as { sets: { set: string; rows: { group: string; tally: { n: number; baseline: number; candidate: number; gained: number; lost: number; p: number } }[] }[] };
-  assert.deepEqual(r.sets.map((s) => s.set), ["eval/first-hour", "eval/dev:test", "together"]);
-  const all = (set: number) => r.sets[set].rows.find((x) => x.group === "all")!.tally;
-  for (const [i, dir, split] of [[0, "eval/first-hour", "all"], [1, "eval/dev", "test"]] as const) {
-    const e = await cli(["eval", "--dir", join(ROOT, dir), "--split", split, "--json"]);
-    assert.equal(e.code, 0, e.stderr);
-    const ev = JSON.parse(e.stdout) as { items: number; overall: { accuracy: number } };
-    assert.deepEqual(all(i), { n: ev.items, baseline: Math.round(ev.overall.accuracy * ev.items), candidate: Math.round(ev.overall.accuracy * ev.items), gained: 0, lost: 0, p: 1 });
+test("compare-models against the real model made to answer every yes/no question yes: only noul answers move, and each side is right as often as it should be", async () => {
+  // The candidate: the built-in model's files with a noul bias so large that every yes/no answer is "true".
+  const dir = mkdtempSync(join(tmpdir(), "svc-compare-"));
+  try {
+    cpSync(join(ROOT, "models", "builtin"), dir, { recursive: true });
+    const cal = JSON.parse(readFileSync(join(dir, "calibration.json"), "utf8")) as { noul: { b: number } };
+    cal.noul.b = 1000;
+    writeFileSync(join(dir, "calibration.json"), JSON.stringify(cal));
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [join(ROOT, "dist", "scripts", "compare-models.js"), "--candidate", dir, "--data", "eval/first-hour", "--data", "eval/dev:test", "--json"],
+      { maxBuffer: 1 << 24 },
+    );
+    type Row = { group: string; tally: { n: number; baseline: number; candidate: number; gained: number; lost: number; p: number } };
+    const r = JSON.parse(stdout) as { sets: { set: string; rows: Row[] }[] };
+    assert.deepEqual(r.sets.map((s) => s.set), ["eval/first-hour", "eval/dev:test", "together"]);
+    const row = (set: number, group: string) => r.sets[set].rows.find((x) => x.group === group)!.tally;
+    for (const [i, data, split] of [[0, "eval/first-hour", "all"], [1, "eval/dev", "test"]] as const) {
+      // the baseline is right exactly as often as `svc eval` says, per type
+      const e = await cli(["eval", "--dir", join(ROOT, data), "--split", split, "--json"]);
+      assert.equal(e.code, 0, e.stderr);
+      const ev = JSON.parse(e.stdout) as { items: number; by_kind: Record<string, { n: number; accuracy: number }> };
+      for (const kind of ["noul", "choice", "score"]) {
+        const t = row(i, kind);
+        assert.equal(t.n, ev.by_kind[kind].n, kind);
+        assert.equal(t.baseline, Math.round(ev.by_kind[kind].accuracy * t.n), kind);
+      }
+      // choice and score answers are those of the baseline, question for question
+      for (const kind of ["choice", "score"]) {
+        const t = row(i, kind);
+        assert.deepEqual([t.candidate, t.gained, t.lost], [t.baseline, 0, 0], kind);
+      }
+      // "yes" every time is right on exactly the questions labeled true
+      const trueLabels = loadDataset(join(ROOT, data)).filter((it) => it.type === "noul" && it.label === true && (split === "all" || splitOf(it.group) === split)).length;
+      const noul = row(i, "noul");
+      assert.equal(noul.candidate, trueLabels);
+      assert.equal(noul.gained - noul.lost, noul.candidate - noul.baseline);
+      assert.equal(row(i, "all").gained, noul.gained);
+      assert.equal(row(i, "all").n, ev.items);
+    }
+    assert.equal(row(2, "all").n, row(0, "all").n + row(1, "all").n);
+    assert.equal(row(2, "all").gained, row(0, "all").gained + row(1, "all").gained);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
-  assert.equal(all(2).n, all(0).n + all(1).n);
 });

@@ -81,7 +81,7 @@ for f in a.files:
             jj = j if sims[i, j] >= a.threshold else k
             print(f"{rows[i]['id']}\tcos {sims[i, jj]:.3f} words {shares[jj]:.2f}\t{t[:100]!r}\n\t\tnear {ev_texts[jj][:100]!r}")
     total += len(near)
-    print(f"{f}: {len(near)} of {len(rows)} near eval/dev")
+    print(f"{f}: {len(near)} of {len(rows)} near {a.eval}")
     if a.drop and near:
         with open(f, "w", encoding="utf-8") as fh:
             for i, e in enumerate(rows):
