@@ -18,7 +18,7 @@ Seed 23 (--seed). Learning rates: encoder layers 3e-5, the scorer's pretrained b
 warm-up 200 steps, then a cosine over the run, whose progress is the larger of steps done / steps planned and
 minutes spent / --max-minutes, so a run cut by time still ends annealed. bfloat16 autocast on CUDA.
 Runtime, batch 32: one NVIDIA H200, 7.6 steps/s (2,971 steps an epoch of 69,164 examples: 6.5 minutes); 2 AMD
-EPYC cores, 1.95 s per step (about 1.6 hours an epoch; 4.9-5.5 s on the same kind of shared cores on a busier day:
+EPYC cores, 1.95 s per step (about 1.6 hours an epoch; 4.6-5.5 s on the same kind of shared cores on a busier day:
 1,175 steps in 100 minutes); 2 Intel Xeon cores, 3.6 s per step and 2.5 s with
 --train-layers 6 on the same 8 batches (the bottom six layers kept as they are, so they need no backward pass; 2.1 s
 averaged over a 2,430-step run). bfloat16 autocast on those
