@@ -145,6 +145,20 @@ test("the ordinal reading: an extreme position lands on the end level, probabili
   for (let i = 0; i < 2; i++) assert.ok(mid[i] <= mid[i + 1] && mid[4 - i] <= mid[3 - i]);
 });
 
+test("the ordinal reading with a variance term: a peaked softmax on an inner level reads as sure, a flat one as unsure", () => {
+  const scores = [0, 0, 8, 0, 0];
+  assert.deepEqual(ordinal(scores, 0.6, 0), ordinal(scores, 0.6));
+  const fixed = ordinal(scores, 0.6).map(Math.exp);
+  // a fixed spread caps an inner level: 2 * sigmoid(0.5 / 0.6) - 1
+  assert.ok(Math.abs(fixed[2] - (2 / (1 + Math.exp(-0.5 / 0.6)) - 1)) < 1e-4, String(fixed));
+  const sure = ordinal(scores, 0.3, 0.5).map(Math.exp);
+  assert.ok(sure[2] > 0.67 && sure[2] < 0.69, String(sure));
+  const flat = ordinal([0, 0, 0, 0, 0], 0.3, 0.5).map(Math.exp);
+  // z = 2, variance 2: width sqrt(0.09 + 1)
+  assert.ok(Math.abs(flat[2] - (2 / (1 + Math.exp(-0.5 / Math.sqrt(1.09))) - 1)) < 1e-4, String(flat));
+  for (const p of [sure, flat]) assert.ok(Math.abs(p.reduce((s, x) => s + x, 0) - 1) < 1e-5);
+});
+
 test("questions and options seen before are not encoded again, and their numbers stay bit for bit those of a first reading", async () => {
   const fresh = new DeciderEngine(undefined, { threads: 1 });
   await fresh.load();

@@ -1,7 +1,7 @@
 """Rebuild a training checkpoint from the served scorer graph, so that a further run (train_scorer.py --init) can
 start from the weights that serve when the checkpoint itself is not at hand (training/build/ is not committed).
 
-Inputs: --model (models/builtin: onnx/scorer.onnx, model.json's ordinal_spread). Output: --ckpt (a train_scorer.py
+Inputs: --model (models/builtin: onnx/scorer.onnx, model.json's ordinal_spread and ordinal_variance). Output: --ckpt (a train_scorer.py
 checkpoint). Each exported matrix is found by the parameter-named bias its MatMul feeds; the constants folded out of
 the role, gate and spread parameters by their node names. A served graph's integer products (quantize_scorer.py)
 give their matrices back dequantized (int8.py dequantized). The rebuilt module is checked against the graph (max
@@ -77,7 +77,9 @@ for n in g.node:
         else:
             state[target] = v
 state["role"] = role
-state["log_spread"] = torch.tensor(math.log(json.load(open(os.path.join(a.model, "model.json")))["ordinal_spread"]))
+meta = json.load(open(os.path.join(a.model, "model.json")))
+state["log_spread"] = torch.tensor(math.log(meta["ordinal_spread"]))
+state["var_coef"] = torch.tensor(float(meta.get("ordinal_variance", 0.0)))
 
 model = Scorer()
 missing = set(model.state_dict()) - set(state)

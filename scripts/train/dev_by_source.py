@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from feats import Feats
-from scorer import TYPES, Scorer, ordinal
+from scorer import TYPES, Scorer
 
 p = argparse.ArgumentParser()
 p.add_argument("--examples", default="training/build/examples.jsonl")
@@ -45,7 +45,7 @@ with torch.no_grad():
         S, Q = feat(e["state"]), feat(e["question"])
         sc = model(S, torch.ones(S.shape[:2], dtype=torch.long), Q, torch.ones(Q.shape[:2], dtype=torch.long), O, om, torch.tensor([TYPES[e["type"]]]))
         if e["type"] == "score":
-            sc = ordinal(sc, torch.ones_like(sc, dtype=torch.bool), model.log_spread.exp())
+            sc = model.read_scale(sc, torch.ones_like(sc, dtype=torch.bool))
         k = (e["src"], e["type"])
         right[k] += int(sc[0].argmax()) == e["label"]
         count[k] += 1

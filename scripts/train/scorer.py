@@ -104,8 +104,14 @@ class Scorer(nn.Module):
         self.qtype = nn.Parameter(torch.zeros(3, d))
         self.blocks = nn.ModuleList(Block(d, 12, 1536) for _ in range(2))
         self.head = nn.Sequential(nn.Linear(5 * d + 2, d), nn.GELU(), nn.Linear(d, 1))
-        # ordinal spread of the cumulative-link reading of a scale (see ordinal())
+        # the cumulative-link reading of a scale (see ordinal()): its spread, and how much that grows with the
+        # variance of the level softmax (0: a fixed spread)
         self.log_spread = nn.Parameter(torch.tensor(math.log(0.5)))
+        self.var_coef = nn.Parameter(torch.tensor(0.0))
+
+    def read_scale(self, scores, valid):
+        """Log-probabilities of a scale's levels from their raw scores (ordinal() with this model's spread)."""
+        return ordinal(scores, valid, self.log_spread.exp(), self.var_coef.clamp(min=0.0))
 
     def state_kv(self, S):
         """The state's keys and values in both layers, from its frozen states after layers 10 and 11: [B, Ls, 4 x 384].
@@ -145,16 +151,19 @@ class Scorer(nn.Module):
         return self.head(torch.cat([po, pq, po * ps, po * pq, bil, 10 * cos_s, 10 * cos_q], -1)).reshape(B, N)
 
 
-def ordinal(scores, valid, spread):
-    """Cumulative-link reading of a scale's level scores: a position z = sum_i softmax(scores)_i * i, then
-    P(level <= k) = sigmoid((k + 0.5 - z) / spread). A clear extreme puts z at an end of the scale, a mixed text in
-    the middle; the distribution is always unimodal. scores/valid [B, N]; returns log-probabilities [B, N]."""
+def ordinal(scores, valid, spread, var_coef=0.0):
+    """Cumulative-link reading of a scale's level scores: a position z = sum_i p_i * i with p = softmax(scores), its
+    variance v = sum_i p_i * (i - z)^2, then P(level <= k) = sigmoid((k + 0.5 - z) / s), s = sqrt(spread^2 +
+    var_coef * v). A clear extreme puts z at an end of the scale, a mixed text in the middle; a peaked softmax
+    reads as a sure answer, also on an inner level, a spread-out one as an unsure one; the distribution is always
+    unimodal. scores/valid [B, N]; returns log-probabilities [B, N]."""
     B, N = scores.shape
     p = torch.softmax(scores.masked_fill(~valid, -1e4), -1)
     idx = torch.arange(N, dtype=scores.dtype, device=scores.device)
     z = (p * idx).sum(-1, keepdim=True)
+    s = torch.sqrt(spread**2 + var_coef * (p * (idx - z) ** 2).sum(-1, keepdim=True))
     n = valid.sum(-1, keepdim=True)
-    cut = torch.sigmoid((idx + 0.5 - z) / spread)  # P(level <= k)
+    cut = torch.sigmoid((idx + 0.5 - z) / s)  # P(level <= k)
     cut = torch.where(idx[None, :] >= n - 1, torch.ones_like(cut), cut)
     prev = torch.cat([torch.zeros(B, 1, dtype=scores.dtype, device=scores.device), cut[:, :-1]], -1)
     probs = (cut - prev).clamp(min=1e-6)

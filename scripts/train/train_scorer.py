@@ -20,7 +20,8 @@ import numpy as np
 import torch
 
 from feats import Feats
-from scorer import TYPES, Scorer, export_onnx, ordinal
+from batching import batches as grouped, collate as collate_on, fit_temperature
+from scorer import TYPES, Scorer, export_onnx
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "base"))
 from e5_torch import load_base  # noqa: E402
@@ -57,60 +58,19 @@ devset = [e for e in examples if e["split"] == "dev"]
 print(f"{len(train)} train, {len(devset)} dev examples", flush=True)
 
 
-def pad(arrs, L):
-    out = np.zeros((len(arrs), L, 3 * 384), np.float32)
-    m = np.zeros((len(arrs), L), np.int64)
-    for i, x in enumerate(arrs):
-        out[i, : len(x)] = x
-        m[i, : len(x)] = 1
-    return out, m
-
-
 def collate(batch):
-    S, sm = pad([feat(e["state"]) for e in batch], max(len(feat(e["state"])) for e in batch))
-    Q, qm = pad([feat(e["question"]) for e in batch], max(len(feat(e["question"])) for e in batch))
-    N = max(len(e["options"]) for e in batch)
-    Lo = max(len(feat(o)) for e in batch for o in e["options"])
-    O = np.zeros((len(batch), N, Lo, 3 * 384), np.float32)
-    om = np.zeros((len(batch), N, Lo), np.int64)
-    valid = np.zeros((len(batch), N), bool)
-    for i, e in enumerate(batch):
-        for j, o in enumerate(e["options"]):
-            x = feat(o)
-            O[i, j, : len(x)] = x
-            om[i, j, : len(x)] = 1
-            valid[i, j] = True
-    om[~valid] = 0
-    om[~valid, 0] = 1  # padded options read one zero token; their scores are masked out
-    t = np.array([TYPES[e["type"]] for e in batch])
-    y = np.array([e["label"] for e in batch])
-    T = lambda x: torch.from_numpy(x).to(dev)
-    return T(S), T(sm), T(Q), T(qm), T(O), T(om), T(t), T(valid), T(y)
+    return collate_on(feat, batch, dev)
 
 
 def batches(data, shuffle):
-    """Examples grouped by option count (little padding); long lists in small batches."""
-    buckets = {}
-    for e in data:
-        n = len(e["options"])
-        k = 0 if n <= 2 else 1 if n <= 4 else 2 if n <= 8 else 3 if n <= 30 else 4
-        buckets.setdefault(k, []).append(e)
-    out = []
-    for k, es in buckets.items():
-        if shuffle:
-            rng.shuffle(es)
-        size = a.batch if k < 3 else max(1, a.batch // 4) if k == 3 else 2
-        out += [es[i : i + size] for i in range(0, len(es), size)]
-    if shuffle:
-        rng.shuffle(out)
-    return out
+    return grouped(data, a.batch, rng if shuffle else None)
 
 
 def logprobs(model, scores, t, valid):
     lp = torch.log_softmax(scores.masked_fill(~valid, -1e4), -1)
     is_score = (t == TYPES["score"])[:, None]
     if is_score.any():
-        lp = torch.where(is_score, ordinal(scores, valid, model.log_spread.exp()), lp)
+        lp = torch.where(is_score, model.read_scale(scores, valid), lp)
     return lp
 
 
@@ -188,20 +148,6 @@ acc, res, raw = evaluate(devset)
 print(f"best checkpoint: step {ck['step']}, dev accuracy {acc:.4f}", flush=True)
 
 
-def fit_temperature(rows):
-    """One temperature on log-probabilities (choice, score) by NLL over a grid: deterministic."""
-    best_t, best_nll = 1.0, float("inf")
-    for T in np.exp(np.linspace(math.log(0.2), math.log(5), 81)):
-        nll = 0.0
-        for lp, y in rows:
-            z = lp / T
-            z = z - z.max()
-            nll -= z[y] - math.log(np.exp(z).sum())
-        if nll < best_nll:
-            best_t, best_nll = float(T), nll
-    return best_t
-
-
 cal = {}
 for typ in ("choice", "score"):
     rows = [(lp, y) for tt, _, lp, y in raw if tt == typ]
@@ -217,7 +163,7 @@ export_onnx(model, os.path.join(a.out, "onnx"))
 # the run's arguments, files by name only (no paths of the machine that trained it)
 args = {k: os.path.basename(v) if k in ("examples", "feats", "out", "ckpt", "base", "init") and isinstance(v, str) else v
         for k, v in ck["args"].items()}
-summary = {"ordinal_spread": float(model.log_spread.exp()), "calibration": cal, "dev_accuracy": acc, "step": ck["step"],
+summary = {"ordinal_spread": float(model.log_spread.exp()), "ordinal_variance": float(model.var_coef.clamp(min=0.0)), "calibration": cal, "dev_accuracy": acc, "step": ck["step"],
            "dev": {f"{k[0]}/{k[1]}": [v[0], v[1]] for k, v in sorted(res.items())}, "args": args,
            "minutes": round((time.time() - t0) / 60, 1)}
 json.dump(summary, open(os.path.join(a.out, "scorer.json"), "w"), indent=2)

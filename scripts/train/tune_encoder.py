@@ -39,7 +39,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "base"))
 from e5_file import E5File, E5Pack, Recorder  # noqa: E402
 from e5_torch import add_tuned, build, rows8  # noqa: E402
-from scorer import TYPES, Scorer, ordinal  # noqa: E402
+from scorer import TYPES, Scorer  # noqa: E402
 from texts import cut  # noqa: E402
 
 LANGS = ["en", "es", "pt", "fr", "de", "other"]
@@ -155,7 +155,7 @@ def forward(enc, scorer, data, js):
     lp = torch.log_softmax(sc.masked_fill(~valid, -1e4), -1)
     is_score = (t == TYPES["score"])[:, None]
     if is_score.any():
-        lp = torch.where(is_score, ordinal(sc, valid, scorer.log_spread.float().exp()), lp)
+        lp = torch.where(is_score, scorer.read_scale(sc, valid), lp)
     return lp, y
 
 

@@ -55,6 +55,8 @@ export interface DeciderModelFile {
   languages: string[];
   /** Spread of the cumulative-link reading of a scale (see ordinal()). */
   ordinal_spread: number;
+  /** How much that spread grows with the variance of the level softmax (see ordinal()); absent: 0, a fixed spread. */
+  ordinal_variance?: number;
   encoder: string;
   /** The state's keys and values in the scorer's layers, once per request. */
   state: string;
@@ -86,19 +88,23 @@ interface Job {
 
 /**
  * Cumulative-link reading of a scale's level scores (the same as scripts/train/scorer.py): a position
- * z = sum_i softmax(s)_i * i, then P(level <= k) = sigmoid((k + 0.5 - z) / spread). Returns log-probabilities,
- * so that the calibration's softmax(raw / T) gives these probabilities at T = 1.
+ * z = sum_i p_i * i with p = softmax(s), its variance v = sum_i p_i * (i - z)^2, then
+ * P(level <= k) = sigmoid((k + 0.5 - z) / w) with w = sqrt(spread^2 + variance * v): a peaked softmax reads as a
+ * sure answer, also on an inner level, a spread-out one as an unsure one. Returns log-probabilities, so that the
+ * calibration's softmax(raw / T) gives these probabilities at T = 1.
  */
-export function ordinal(scores: ArrayLike<number>, spread: number): number[] {
+export function ordinal(scores: ArrayLike<number>, spread: number, variance = 0): number[] {
   const n = scores.length;
   const max = Math.max(...Array.from(scores));
   const e = Array.from(scores, (s) => Math.exp(s - max));
   const sum = [...e].sort((a, b) => a - b).reduce((a, b) => a + b, 0);
   const z = e.reduce((acc, v, i) => acc + (v / sum) * i, 0);
+  const v = e.reduce((acc, x, i) => acc + (x / sum) * (i - z) ** 2, 0);
+  const width = Math.sqrt(spread * spread + variance * v);
   const out: number[] = [];
   let prev = 0;
   for (let k = 0; k < n; k++) {
-    const cut = k === n - 1 ? 1 : 1 / (1 + Math.exp(-(k + 0.5 - z) / spread));
+    const cut = k === n - 1 ? 1 : 1 / (1 + Math.exp(-(k + 0.5 - z) / width));
     out.push(Math.log(Math.max(cut - prev, 1e-6)));
     prev = cut;
   }
@@ -362,7 +368,7 @@ export class DeciderEngine implements Engine {
       return work.questions.map((q, i) => {
         const raw = raws[i];
         if (q.kind === "noul") return [raw[0] - raw[1]];
-        if (q.kind === "score") return ordinal(raw, this.model.ordinal_spread);
+        if (q.kind === "score") return ordinal(raw, this.model.ordinal_spread, this.model.ordinal_variance ?? 0);
         return raw;
       });
     } finally {

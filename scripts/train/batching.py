@@ -1,0 +1,72 @@
+"""Batches of training examples over cached token states (feats.py), and the temperature fit on the dev split, as
+train_scorer.py and tune_scale.py use them."""
+import math
+
+import numpy as np
+import torch
+
+from scorer import TYPES
+
+
+def pad(arrs, L):
+    out = np.zeros((len(arrs), L, 3 * 384), np.float32)
+    m = np.zeros((len(arrs), L), np.int64)
+    for i, x in enumerate(arrs):
+        out[i, : len(x)] = x
+        m[i, : len(x)] = 1
+    return out, m
+
+
+def collate(feat, batch, dev):
+    """Tensors of one batch on device dev: S, smask, Q, qmask, O, omask, type, valid options, label."""
+    S, sm = pad([feat(e["state"]) for e in batch], max(len(feat(e["state"])) for e in batch))
+    Q, qm = pad([feat(e["question"]) for e in batch], max(len(feat(e["question"])) for e in batch))
+    N = max(len(e["options"]) for e in batch)
+    Lo = max(len(feat(o)) for e in batch for o in e["options"])
+    O = np.zeros((len(batch), N, Lo, 3 * 384), np.float32)
+    om = np.zeros((len(batch), N, Lo), np.int64)
+    valid = np.zeros((len(batch), N), bool)
+    for i, e in enumerate(batch):
+        for j, o in enumerate(e["options"]):
+            x = feat(o)
+            O[i, j, : len(x)] = x
+            om[i, j, : len(x)] = 1
+            valid[i, j] = True
+    om[~valid] = 0
+    om[~valid, 0] = 1  # padded options read one zero token; their scores are masked out
+    t = np.array([TYPES[e["type"]] for e in batch])
+    y = np.array([e["label"] for e in batch])
+    T = lambda x: torch.from_numpy(x).to(dev)
+    return T(S), T(sm), T(Q), T(qm), T(O), T(om), T(t), T(valid), T(y)
+
+
+def batches(data, size, rng=None):
+    """Examples grouped by option count (little padding); long lists in small batches; shuffled when rng is given."""
+    buckets = {}
+    for e in data:
+        n = len(e["options"])
+        k = 0 if n <= 2 else 1 if n <= 4 else 2 if n <= 8 else 3 if n <= 30 else 4
+        buckets.setdefault(k, []).append(e)
+    out = []
+    for k, es in buckets.items():
+        if rng:
+            rng.shuffle(es)
+        n = size if k < 3 else max(1, size // 4) if k == 3 else 2
+        out += [es[i : i + n] for i in range(0, len(es), n)]
+    if rng:
+        rng.shuffle(out)
+    return out
+
+
+def fit_temperature(rows):
+    """One temperature on log-probabilities (choice, score) by NLL over a grid: deterministic. rows: (lp, label)."""
+    best_t, best_nll = 1.0, float("inf")
+    for T in np.exp(np.linspace(math.log(0.2), math.log(5), 81)):
+        nll = 0.0
+        for lp, y in rows:
+            z = lp / T
+            z = z - z.max()
+            nll -= z[y] - math.log(np.exp(z).sum())
+        if nll < best_nll:
+            best_t, best_nll = float(T), nll
+    return best_t
