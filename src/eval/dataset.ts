@@ -7,6 +7,7 @@ import type { Question, QuestionKind } from "../questions/question.js";
 /** One labeled line of eval/<set>/*.jsonl. */
 export interface DevItem {
   id: string;
+  /** Items of one group fall in the same split (fit or test); a line without one is a group of its own (its id). */
   group: string;
   lang: string;
   domain: string;
@@ -23,25 +24,31 @@ const KINDS: readonly string[] = ["noul", "choice", "score"];
 
 /** Reads every *.jsonl file of a folder (in name order). Throws on a malformed line unless told to skip it. */
 export function loadDataset(dir: string, opts: { skipInvalid?: boolean } = {}): DevItem[] {
-  const items: DevItem[] = [];
+  return datasetLines(dir, opts).map((x) => x.item);
+}
+
+/** loadDataset's items, each with the file (name within the folder) and the line (from 1) it was read from. */
+export function datasetLines(dir: string, opts: { skipInvalid?: boolean } = {}): { item: DevItem; file: string; line: number }[] {
+  const out: { item: DevItem; file: string; line: number }[] = [];
   const files = readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort();
   for (const file of files) {
     const lines = readFileSync(join(dir, file), "utf8").split("\n");
     lines.forEach((line, i) => {
       if (line.trim() === "") return;
       try {
-        items.push(checkItem(JSON.parse(line)));
+        out.push({ item: checkItem(JSON.parse(line)), file, line: i + 1 });
       } catch (err) {
         if (!opts.skipInvalid) throw new Error(`${file}:${i + 1}: ${(err as Error).message}`);
       }
     });
   }
-  return items;
+  return out;
 }
 
 function checkItem(value: unknown): DevItem {
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error("not an object");
   const v = value as Record<string, unknown>;
+  if (v.group === undefined && typeof v.id === "string") v.group = v.id;
   for (const field of ["id", "group", "lang", "domain"]) {
     if (typeof v[field] !== "string") throw new Error(`${field} must be a string`);
   }
