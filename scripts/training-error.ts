@@ -1,9 +1,11 @@
 /**
  * How often a model folder answers its own training examples right: the project-authored examples (the schema of
  * eval/: id, lang, domain, state, type, instructions, criteria, label; a group is not needed) answered exactly as
- * `svc eval` answers labeled questions, counted per language and type. A model that misses many of the examples it
- * was trained on is limited by fitting, not by new wording; `--wrong FILE` writes the missed ones (file and line,
- * label, the model's answer and its probability) for a person to read, who can tell a wrong label from a missed one.
+ * `svc eval` answers labeled questions, counted per language and type, apart for the examples it trained on and
+ * those of the training data's dev split, which it did not (scripts/train/build_examples.py: a state's sha1 mod 20
+ * is 0). A model that misses many of the examples it was trained on is limited by fitting, not by new wording;
+ * `--wrong FILE` writes the missed ones (file and line, split, label, the model's answer and its probability) for a
+ * person to read, who can tell a wrong label from a missed one.
  *
  *   npx tsc -p tsconfig.json && node dist/scripts/training-error.js [--model models/builtin]
  *       [--data training/authored/written] [--kind noul] [--lang de] [--wrong FILE.jsonl] [--json]
@@ -11,6 +13,7 @@
  * --data may be given more than once (every *.jsonl file of each folder). Runtime on 2 AMD EPYC cores: about 95
  * questions a second (the 20,866 questions of training/authored/written in 3.7 minutes).
  */
+import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,12 +35,30 @@ function flags(name: string): string[] {
   return out;
 }
 
+/**
+ * A JSON state as build_examples.py writes it (Python's json.dumps with ensure_ascii=False: ", " and ": " between
+ * items), so that its hash picks the same split.
+ */
+function pythonJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(pythonJson).join(", ")}]`;
+  if (v !== null && typeof v === "object") return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${pythonJson(x)}`).join(", ")}}`;
+  return JSON.stringify(v);
+}
+
+/** The training data's split of a state: "dev" when the sha1 of its text is 0 mod 20 (build_examples.py's split_of). */
+function splitOfState(state: unknown): "train" | "dev" {
+  const text = typeof state === "string" ? state : pythonJson(state);
+  return BigInt(`0x${createHash("sha1").update(text, "utf8").digest("hex")}`) % 20n === 0n ? "dev" : "train";
+}
+
 interface Row {
   lang: string;
   kind: string;
-  n: number;
-  right: number;
-  /** Missed with a top probability of at least 0.7. */
+  /** Questions trained on, and how many of those it answers right. */
+  train: { n: number; right: number };
+  /** The training data's dev split, never trained on. */
+  dev: { n: number; right: number };
+  /** Trained on and missed with a top probability of at least 0.7. */
   sureWrong: number;
 }
 
@@ -58,14 +79,15 @@ async function main(): Promise<void> {
     scored.forEach((s, i) => {
       const j = judge(s, engine.calibration);
       const key = `${s.item.lang}/${s.kind}`;
-      const row = rows.get(key) ?? { lang: s.item.lang, kind: s.kind, n: 0, right: 0, sureWrong: 0 };
-      row.n += 1;
-      if (j.correct) row.right += 1;
+      const row = rows.get(key) ?? { lang: s.item.lang, kind: s.kind, train: { n: 0, right: 0 }, dev: { n: 0, right: 0 }, sureWrong: 0 };
+      const split = splitOfState(s.item.state);
+      row[split].n += 1;
+      if (j.correct) row[split].right += 1;
       else {
-        if (j.top >= 0.7) row.sureWrong += 1;
+        if (split === "train" && j.top >= 0.7) row.sureWrong += 1;
         const options = toQuestion(s.item).options.map((o) => o.key);
         const answer = s.kind === "noul" ? j.numbers.best === 1 : s.kind === "score" ? j.numbers.best : options[j.numbers.best];
-        wrong.push({ where: items[i].where, id: s.item.id, label: s.item.label, answer, probability: Math.round(j.top * 1000) / 1000 });
+        wrong.push({ where: items[i].where, split, id: s.item.id, label: s.item.label, answer, probability: Math.round(j.top * 1000) / 1000 });
       }
       rows.set(key, row);
     });
@@ -76,9 +98,10 @@ async function main(): Promise<void> {
       process.stdout.write(`${JSON.stringify({ model: `${engine.info.backend} ${engine.info.hash}`, rows: table }, null, 2)}\n`);
       return;
     }
-    console.log(`${engine.info.backend} ${engine.info.hash}\nlang  type        n   right  accuracy  missed at >= 0.7`);
+    const pct = (x: { n: number; right: number }) => (x.n ? `${((100 * x.right) / x.n).toFixed(1)}% of ${x.n}` : "-");
+    console.log(`${engine.info.backend} ${engine.info.hash}\nlang  type     trained on          dev split (not trained on)  trained on, missed at >= 0.7`);
     for (const r of table) {
-      console.log(`${r.lang.padEnd(5)} ${r.kind.padEnd(7)} ${String(r.n).padStart(5)} ${String(r.right).padStart(7)} ${(r.right / r.n).toFixed(3).padStart(9)} ${String(r.sureWrong).padStart(17)}`);
+      console.log(`${r.lang.padEnd(5)} ${r.kind.padEnd(7)}  ${pct(r.train).padEnd(18)}  ${pct(r.dev).padEnd(26)}  ${r.sureWrong}`);
     }
   } finally {
     await engine.close();

@@ -82,25 +82,37 @@ test("compare-models against the real model made to answer every yes/no question
   }
 });
 
-test("training-error answers labeled lines without a group with the real model, per language and type, and lists the missed ones by file and line", async () => {
+test("training-error answers labeled lines without a group with the real model, per language, type and training split, and lists the missed ones by file and line", async () => {
   const dir = mkdtempSync(join(tmpdir(), "svc-training-error-"));
   try {
+    // the JSON state is in the training data's dev split: sha1 of {"ticket": 124, "text": "Doppelt abgebucht, bitte
+    // zurückerstatten", "tags": ["billing", "urgent"]} (as Python's json.dumps writes it) is 0 mod 20; the other
+    // states are not (13, 11 and 7)
     const lines = [
       { id: "t1", lang: "en", domain: "test", state: "The meeting on Friday was cancelled; nobody will come.", type: "noul", instructions: "Will the meeting take place?", criteria: null, label: false },
       { id: "t2", lang: "en", domain: "test", state: "Total outage: the payment service is down for every customer since 9:00.", type: "score", instructions: "How severe is this incident?", criteria: ["low", "medium", "high", "critical"], label: 3 },
       // labeled against the text on purpose: the model must miss it
       { id: "t3", lang: "de", domain: "test", state: "Ich möchte mein Passwort zurücksetzen, ich komme nicht mehr in mein Konto.", type: "choice", instructions: "Worum geht es?", criteria: { konto: "Anmeldung, Passwort", rechnung: "Zahlungen, Rechnungen" }, label: "rechnung" },
+      { id: "t4", lang: "de", domain: "test", state: { ticket: 124, text: "Doppelt abgebucht, bitte zurückerstatten", tags: ["billing", "urgent"] }, type: "choice", instructions: "Worum geht es?", criteria: { konto: "Anmeldung, Passwort", rechnung: "Zahlungen, Rechnungen" }, label: "rechnung" },
     ];
     writeFileSync(join(dir, "a.jsonl"), lines.slice(0, 2).map((l) => JSON.stringify(l)).join("\n") + "\n");
-    writeFileSync(join(dir, "b.jsonl"), "\n" + JSON.stringify(lines[2]) + "\n");
+    writeFileSync(join(dir, "b.jsonl"), "\n" + lines.slice(2).map((l) => JSON.stringify(l)).join("\n") + "\n");
     const wrong = join(dir, "wrong.jsonl");
     const { stdout } = await promisify(execFile)(process.execPath, [join(ROOT, "dist", "scripts", "training-error.js"), "--data", dir, "--wrong", wrong, "--json"]);
-    const r = JSON.parse(stdout) as { model: string; rows: { lang: string; kind: string; n: number; right: number; sureWrong: number }[] };
+    type Count = { n: number; right: number };
+    const r = JSON.parse(stdout) as { model: string; rows: { lang: string; kind: string; train: Count; dev: Count; sureWrong: number }[] };
     assert.match(r.model, /^svc-decider-e5s [0-9a-f]{12}$/);
-    assert.deepEqual(r.rows.map((x) => [x.lang, x.kind, x.n, x.right]), [["de", "choice", 1, 0], ["en", "noul", 1, 1], ["en", "score", 1, 1]]);
-    const missed = readFileSync(wrong, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { where: string; id: string; label: unknown; answer: unknown; probability: number });
+    assert.deepEqual(
+      r.rows.map((x) => [x.lang, x.kind, x.train, x.dev]),
+      [
+        ["de", "choice", { n: 1, right: 0 }, { n: 1, right: 1 }],
+        ["en", "noul", { n: 1, right: 1 }, { n: 0, right: 0 }],
+        ["en", "score", { n: 1, right: 1 }, { n: 0, right: 0 }],
+      ],
+    );
+    const missed = readFileSync(wrong, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { where: string; split: string; id: string; label: unknown; answer: unknown; probability: number });
     assert.equal(missed.length, 1);
-    assert.deepEqual([missed[0].where, missed[0].id, missed[0].label, missed[0].answer], [`${dir}/b.jsonl:2`, "t3", "rechnung", "konto"]);
+    assert.deepEqual([missed[0].where, missed[0].split, missed[0].id, missed[0].label, missed[0].answer], [`${dir}/b.jsonl:2`, "train", "t3", "rechnung", "konto"]);
     assert.ok(missed[0].probability > 0.5 && missed[0].probability <= 1, String(missed[0].probability));
     assert.equal(r.rows[0].sureWrong, missed[0].probability >= 0.7 ? 1 : 0);
   } finally {
