@@ -11,6 +11,7 @@
  */
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { repeatedFlag } from "../src/cli/args.js";
 import { DeciderEngine } from "../src/engine/decider/decider-engine.js";
 import { tallies, type Pair } from "../src/eval/compare.js";
 import { loadDataset, type DevItem } from "../src/eval/dataset.js";
@@ -19,17 +20,7 @@ import { splitOf } from "../src/eval/split.js";
 
 const root = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 
-function flags(name: string): string[] {
-  const out: string[] = [];
-  process.argv.forEach((a, i) => {
-    if (a === `--${name}`) {
-      const v = process.argv[i + 1];
-      if (v === undefined || v.startsWith("--")) throw new Error(`--${name} needs a value`);
-      out.push(v);
-    }
-  });
-  return out;
-}
+const flags = (name: string): string[] => repeatedFlag(process.argv, name);
 
 /** The questions of DIR[:split]. */
 function questions(spec: string): { set: string; items: DevItem[] } {

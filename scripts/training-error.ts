@@ -17,23 +17,14 @@ import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { repeatedFlag } from "../src/cli/args.js";
 import { DeciderEngine } from "../src/engine/decider/decider-engine.js";
 import { datasetLines, toQuestion } from "../src/eval/dataset.js";
 import { judge, scoreItems } from "../src/eval/metrics.js";
 
 const root = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 
-function flags(name: string): string[] {
-  const out: string[] = [];
-  process.argv.forEach((a, i) => {
-    if (a === `--${name}`) {
-      const v = process.argv[i + 1];
-      if (v === undefined || v.startsWith("--")) throw new Error(`--${name} needs a value`);
-      out.push(v);
-    }
-  });
-  return out;
-}
+const flags = (name: string): string[] => repeatedFlag(process.argv, name);
 
 /**
  * A JSON state as build_examples.py writes it (Python's json.dumps with ensure_ascii=False: ", " and ": " between

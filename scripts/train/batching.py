@@ -1,11 +1,33 @@
 """Batches of training examples over cached token states (feats.py), and the temperature fit on the dev split, as
 train_scorer.py and tune_scale.py use them."""
+import json
 import math
+import random
 
 import numpy as np
 import torch
 
 from scorer import TYPES
+
+
+def seeded_run(parser, seed):
+    """Parse a CPU run's arguments, --batch, --threads and --seed (default seed) added; seed torch and return
+    (args, random.Random of the seed)."""
+    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=seed)
+    a = parser.parse_args()
+    torch.manual_seed(a.seed)
+    torch.set_num_threads(a.threads)
+    return a, random.Random(a.seed)
+
+
+def split_examples(path, feat, keep=lambda e: True):
+    """The examples of a build_examples.py file whose texts all have cached states in feat (and that keep accepts),
+    as (train, dev) by their split."""
+    examples = [json.loads(l) for l in open(path, encoding="utf-8")]
+    examples = [e for e in examples if keep(e) and e["state"] in feat and e["question"] in feat and all(o in feat for o in e["options"])]
+    return [e for e in examples if e["split"] == "train"], [e for e in examples if e["split"] == "dev"]
 
 
 def pad(arrs, L):

@@ -11,13 +11,12 @@ training examples, 336 steps of 32, about 107 s an epoch with both measurements;
 172 s (longer option lists).
 """
 import argparse
-import json
 import random
 import time
 
 import torch
 
-from batching import batches, collate
+from batching import batches, collate, seeded_run, split_examples
 from feats import Feats
 from scorer import Scorer
 
@@ -26,23 +25,14 @@ p.add_argument("--examples", required=True)
 p.add_argument("--feats", required=True)
 p.add_argument("--ckpt", default="training/build/served.pt")
 p.add_argument("--epochs", type=int, default=6)
-p.add_argument("--batch", type=int, default=32)
 p.add_argument("--lr", type=float, default=3e-4, help="the scorer's new parts (head, offsets, embeddings)")
 p.add_argument("--lr-base", type=float, default=6e-5, help="its two pretrained blocks")
 p.add_argument("--sample", type=int, default=1500, help="training examples measured after each epoch")
-p.add_argument("--threads", type=int, default=2)
-p.add_argument("--seed", type=int, default=36)
-a = p.parse_args()
-torch.manual_seed(a.seed)
-rng = random.Random(a.seed)
-torch.set_num_threads(a.threads)
+a, rng = seeded_run(p, 36)
 cpu = torch.device("cpu")
 
 feat = Feats(a.feats)
-examples = [json.loads(l) for l in open(a.examples, encoding="utf-8")]
-examples = [e for e in examples if e["state"] in feat and e["question"] in feat and all(o in feat for o in e["options"])]
-train = [e for e in examples if e["split"] == "train"]
-devset = [e for e in examples if e["split"] == "dev"]
+train, devset = split_examples(a.examples, feat)
 sample = random.Random(a.seed).sample(train, min(a.sample, len(train)))
 print(f"{len(train)} train ({len(sample)} measured), {len(devset)} dev examples", flush=True)
 

@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from feats import Feats
-from batching import batches as grouped, collate as collate_on, fit_temperature
+from batching import batches as grouped, collate as collate_on, fit_temperature, split_examples
 from scorer import TYPES, Scorer, export_onnx
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "base"))
@@ -51,10 +51,7 @@ dev = torch.device(a.device)
 feat = Feats(a.feats)
 
 
-examples = [json.loads(l) for l in open(a.examples, encoding="utf-8")]
-examples = [e for e in examples if e["state"] in feat and e["question"] in feat and all(o in feat for o in e["options"])]
-train = [e for e in examples if e["split"] == "train"]
-devset = [e for e in examples if e["split"] == "dev"]
+train, devset = split_examples(a.examples, feat)
 print(f"{len(train)} train, {len(devset)} dev examples", flush=True)
 
 

@@ -16,7 +16,6 @@ import argparse
 import json
 import math
 import os
-import random
 import shutil
 import time
 
@@ -25,7 +24,7 @@ import onnx
 import torch
 from onnx import numpy_helper
 
-from batching import batches, collate, fit_temperature
+from batching import batches, collate, fit_temperature, seeded_run, split_examples
 from feats import Feats
 from scorer import TYPES, Scorer
 
@@ -36,23 +35,14 @@ p.add_argument("--examples", default="training/build/examples.jsonl")
 p.add_argument("--feats", default="training/build/feats")
 p.add_argument("--out", required=True)
 p.add_argument("--epochs", type=int, default=6)
-p.add_argument("--batch", type=int, default=32)
 p.add_argument("--lr", type=float, default=3e-3)
 p.add_argument("--var-init", type=float, default=0.25, help="the variance coefficient to start from when the served one is 0")
-p.add_argument("--threads", type=int, default=2)
-p.add_argument("--seed", type=int, default=35)
-a = p.parse_args()
-torch.manual_seed(a.seed)
-rng = random.Random(a.seed)
-torch.set_num_threads(a.threads)
+a, rng = seeded_run(p, 35)
 cpu = torch.device("cpu")
 SCORE = TYPES["score"]
 
 feat = Feats(a.feats)
-examples = [json.loads(l) for l in open(a.examples, encoding="utf-8")]
-examples = [e for e in examples if e["type"] == "score" and e["state"] in feat and e["question"] in feat and all(o in feat for o in e["options"])]
-train = [e for e in examples if e["split"] == "train"]
-devset = [e for e in examples if e["split"] == "dev"]
+train, devset = split_examples(a.examples, feat, lambda e: e["type"] == "score")
 print(f"{len(train)} train, {len(devset)} dev scale examples", flush=True)
 
 model = Scorer()

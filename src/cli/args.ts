@@ -33,6 +33,19 @@ export function flagInt(args: Args, name: string): number | null {
   return n;
 }
 
+/** Every value of a flag that may be given more than once (`--data A --data B`), in order, from raw argv. */
+export function repeatedFlag(argv: string[], name: string): string[] {
+  const out: string[] = [];
+  argv.forEach((a, i) => {
+    if (a === `--${name}`) {
+      const v = argv[i + 1];
+      if (v === undefined || v.startsWith("--")) throw new Error(`--${name} needs a value`);
+      out.push(v);
+    }
+  });
+  return out;
+}
+
 /** The error for a missing or unknown subcommand: it names the choices. */
 export function subcommandError(command: string, sub: string | undefined, choices: string[]): Error {
   const list = `${choices.slice(0, -1).join(", ")} or ${choices[choices.length - 1]}`;
