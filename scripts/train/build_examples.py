@@ -27,6 +27,8 @@ p.add_argument("--data", default="../shared/data")
 p.add_argument("--out", default="training/build/examples.jsonl")
 p.add_argument("--translated", default="", help="translated MultiNLI files to add (a glob, e.g. 'training/translated/*.jsonl'); "
                "none by default: svc-1.5.0 was trained without them")
+p.add_argument("--twice", default="", help="a question type (noul, choice, score) whose training examples are written "
+               "twice, each right after itself (run G: score)")
 a = p.parse_args()
 rng = random.Random(23)
 D = a.data
@@ -234,7 +236,8 @@ for fpath in sorted(glob.glob(a.translated)) if a.translated else []:
 os.makedirs(os.path.dirname(a.out), exist_ok=True)
 with open(a.out, "w", encoding="utf-8") as fo:
     for e in out:
-        fo.write(json.dumps(e, ensure_ascii=False) + "\n")
+        line = json.dumps(e, ensure_ascii=False) + "\n"
+        fo.write(line * (2 if e["type"] == a.twice and e["split"] == "train" else 1))
 from collections import Counter
 print(len(out), "examples;", n_auth, "authored;", Counter(e["src"] for e in out), Counter(e["split"] for e in out))
 print("distinct states", len({e["state"] for e in out}), "distinct questions", len({e["question"] for e in out}),
