@@ -3,9 +3,9 @@
  * eval/: id, lang, domain, state, type, instructions, criteria, label; a group is not needed) answered exactly as
  * `svc eval` answers labeled questions, counted per language and type, apart for the examples it trained on and
  * those of the training data's dev split, which it did not (scripts/train/build_examples.py: a state's sha1 mod 20
- * is 0). A model that misses many of the examples it was trained on is limited by fitting, not by new wording;
- * `--wrong FILE` writes the missed ones (file and line, split, label, the model's answer and its probability) for a
- * person to read, who can tell a wrong label from a missed one.
+ * is 0). A model that misses examples it was trained on has either wrong labels or not learned them; `--wrong FILE`
+ * writes the missed ones (file and line, split, label, the model's answer and its probability) for a person to read,
+ * who can tell the two apart.
  *
  *   npx tsc -p tsconfig.json && node dist/scripts/training-error.js [--model models/builtin]
  *       [--data training/authored/written] [--kind noul] [--lang de] [--wrong FILE.jsonl] [--json]

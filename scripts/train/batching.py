@@ -1,5 +1,6 @@
-"""Batches of training examples over cached token states (feats.py), and the temperature fit on the dev split, as
-train_scorer.py and tune_scale.py use them."""
+"""What the training scripts share: batches of examples grouped by option count, cached token states (feats.py) as
+tensors, the dev split's temperature fit, seeding and the examples' split (train_scorer.py, tune_scale.py,
+fit_probe.py; the grouping also tune_encoder.py)."""
 import json
 import math
 import random
@@ -62,15 +63,16 @@ def collate(feat, batch, dev):
     return T(S), T(sm), T(Q), T(qm), T(O), T(om), T(t), T(valid), T(y)
 
 
-def batches(data, size, rng=None):
-    """Examples grouped by option count (little padding); long lists in small batches; shuffled when rng is given."""
+def batches(data, size, rng=None, count=lambda e: len(e["options"]), by_count=False):
+    """Examples grouped by option count (count(e); little padding); long lists in small batches; shuffled when rng is
+    given. The groups are taken as first seen, or by option count with by_count (tune_encoder.py's order)."""
     buckets = {}
     for e in data:
-        n = len(e["options"])
+        n = count(e)
         k = 0 if n <= 2 else 1 if n <= 4 else 2 if n <= 8 else 3 if n <= 30 else 4
         buckets.setdefault(k, []).append(e)
     out = []
-    for k, es in buckets.items():
+    for k, es in sorted(buckets.items()) if by_count else buckets.items():
         if rng:
             rng.shuffle(es)
         n = size if k < 3 else max(1, size // 4) if k == 3 else 2

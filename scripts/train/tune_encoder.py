@@ -39,6 +39,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "base"))
 from e5_file import E5File, E5Pack, Recorder  # noqa: E402
 from e5_torch import add_tuned, build, rows8  # noqa: E402
+from batching import batches as grouped  # noqa: E402
 from scorer import TYPES, Scorer  # noqa: E402
 from texts import cut  # noqa: E402
 
@@ -131,20 +132,8 @@ class Data:
         return S, Q, O, T(self.ex["type"][js]), T(valid), T(self.ex["label"][js].astype(np.int64)), N
 
     def batches(self, js, size, rng):
-        """Examples grouped by option count (little padding); long lists in small batches."""
-        buckets = {}
-        for j in js:
-            n = self.ex["n_options"][j]
-            buckets.setdefault(0 if n <= 2 else 1 if n <= 4 else 2 if n <= 8 else 3 if n <= 30 else 4, []).append(j)
-        out = []
-        for k, b in sorted(buckets.items()):
-            if rng:
-                rng.shuffle(b)
-            s = size if k < 3 else max(1, size // 4) if k == 3 else 2
-            out += [b[i : i + s] for i in range(0, len(b), s)]
-        if rng:
-            rng.shuffle(out)
-        return out
+        """Examples grouped by option count (batching.py)."""
+        return grouped(js, size, rng, count=lambda j: self.ex["n_options"][j], by_count=True)
 
 
 def forward(enc, scorer, data, js):
