@@ -169,7 +169,7 @@ describe("limits per minute and per day", () => {
     const key = await newKey();
     const dayStart = Date.UTC(2026, 0, 15);
     for (const at of [dayStart - 1, dayStart, T - 5000, T]) {
-      await store.recordUsage({ keyId: key.id, requestId: `req_${key.id}_${at}`, endpoint: "/v1/systemone", model: "svc-1.5.0", inputTokens: 10, at });
+      await store.recordUsage({ keyId: key.id, requestId: `req_${key.id}_${at}`, endpoint: "/v1/systemone", model: "svc-1.6.0", inputTokens: 10, at });
     }
     const limiter = new Limiter(store, { perMinute: null, perDay: 4, monthlyTokens: null }, () => T);
     limiter.admit(key);
@@ -198,7 +198,7 @@ describe("monthly token quota", () => {
     limiter.settle(await newKey(), 10, true);
     // The next month starts from what the ledger holds for it, even though this process has state
     // for the month before: here 30 tokens billed on 1 February by another instance on the same file.
-    await store.recordUsage({ keyId: key.id, requestId: `req_${key.id}_feb`, endpoint: "/v1/systemone", model: "svc-1.5.0", inputTokens: 30, at: Date.UTC(2026, 1, 1) });
+    await store.recordUsage({ keyId: key.id, requestId: `req_${key.id}_feb`, endpoint: "/v1/systemone", model: "svc-1.6.0", inputTokens: 30, at: Date.UTC(2026, 1, 1) });
     now = Date.UTC(2026, 1, 1, 0, 0, 1);
     assert.match(String(refusal(() => limiter.reserve(key, 71)).body.error.message), /^Monthly quota reached: 100 input tokens per month, 30 used, this request needs 71\./);
     limiter.reserve(key, 70);
@@ -207,7 +207,7 @@ describe("monthly token quota", () => {
   test("the month starts from the tokens billed in it; a key's own quota is key_limit; one request over the whole quota is 413", async () => {
     const key = await newKey({ monthlyTokens: 50 });
     for (const [at, tokens] of [[Date.UTC(2025, 11, 31, 23, 59, 59, 999), 1000], [Date.UTC(2026, 0, 1), 20], [T, 10]]) {
-      await store.recordUsage({ keyId: key.id, requestId: `req_${key.id}_${at}`, endpoint: "/v1/decide", model: "svc-1.5.0", inputTokens: tokens, at });
+      await store.recordUsage({ keyId: key.id, requestId: `req_${key.id}_${at}`, endpoint: "/v1/decide", model: "svc-1.6.0", inputTokens: tokens, at });
     }
     const limiter = new Limiter(store, { perMinute: null, perDay: null, monthlyTokens: 1_000_000 }, () => T);
     assert.deepEqual(
@@ -267,7 +267,7 @@ describe("with a store that answers with promises (PostgreSQL, as test/scale.tes
     assert.ok(found instanceof Promise);
     assert.equal((await found)?.id, record.id);
     assert.equal(await authenticate(pgStore, `${key.slice(0, 13)}${"A".repeat(key.length - 13)}`), null);
-    await pgStore.recordUsage({ keyId: record.id, requestId: `req_${record.id}`, endpoint: "/v1/systemone", model: "svc-1.5.0", inputTokens: 30, at: T - 1000 });
+    await pgStore.recordUsage({ keyId: record.id, requestId: `req_${record.id}`, endpoint: "/v1/systemone", model: "svc-1.6.0", inputTokens: 30, at: T - 1000 });
     const limiter = new Limiter(pgStore, UNLIMITED, () => T);
     const admitted = limiter.admit(record);
     assert.ok(admitted instanceof Promise);

@@ -41,7 +41,7 @@ describe("POST /v1/decide", () => {
     assert.equal(d.status, 200);
     assert.equal(s.status, 200);
     assert.equal(d.body.id, d.headers.get("x-request-id"));
-    assert.equal(d.body.model, "svc-1.5.0");
+    assert.equal(d.body.model, "svc-1.6.0");
     assert.deepEqual(d.body.usage, s.body.usage);
     const b = d.body.answers.shipping;
     assert.deepEqual(Object.keys(b).sort(), ["abstained", "answer", "confidence", "min_confidence", "probability", "state_truncated", "type"]);

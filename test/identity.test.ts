@@ -16,7 +16,7 @@ test("every answer of both APIs carries the served model's hash, the same as GET
     assert.match(hash, HASH);
     assert.deepEqual(models.map((m) => m.hash), models.map(() => hash));
     assert.deepEqual(models[0].languages, ["en", "es", "pt", "fr", "de"]);
-    assert.equal(models[0].release_date, "2026-11-27");
+    assert.equal(models[0].release_date, "2026-11-28");
     const s1 = await post(svc, "/v1/systemone", { model: "svc-latest", state: "hi", questions: { q: { type: "noul", instructions: "Is it a greeting?" } } });
     assert.equal(s1.status, 200);
     assert.equal(s1.headers.get("x-model-hash"), hash);

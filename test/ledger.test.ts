@@ -14,7 +14,7 @@ const rec = (requestId: string, inputTokens = 7): UsageRecord => ({
   requestId,
   keyId: "key_0000000000000000",
   endpoint: "/v1/systemone",
-  model: "svc-1.5.0",
+  model: "svc-1.6.0",
   inputTokens,
   at: 1_700_000_000_000,
 });

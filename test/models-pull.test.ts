@@ -194,7 +194,7 @@ describe("svc models pull / list / use against a local hub", () => {
     const [builtin, tiny] = out.models;
     assert.equal(builtin.name, "builtin");
     assert.equal(builtin.active, true);
-    assert.deepEqual(builtin.serves, ["svc-latest", "svc-preview", "svc-1.5.0"]);
+    assert.deepEqual(builtin.serves, ["svc-latest", "svc-preview", "svc-1.6.0"]);
     assert.equal(tiny.name, NAME);
     assert.equal(tiny.hub_id, HUB_ID);
     assert.equal(tiny.revision, SHA);
@@ -217,7 +217,7 @@ describe("svc models pull / list / use against a local hub", () => {
     const dataDir = await pulled();
     const r = await cli(["models", "use", NAME], env(dataDir));
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /svc serve now uses test-org--tiny-nli \(backend onnx:test-org--tiny-nli\); it answers as svc-latest, svc-preview, svc-1\.5\.0/);
+    assert.match(r.stdout, /svc serve now uses test-org--tiny-nli \(backend onnx:test-org--tiny-nli\); it answers as svc-latest, svc-preview, svc-1\.6\.0/);
     const listed = JSON.parse((await cli(["models", "list", "--json"], env(dataDir))).stdout);
     assert.equal(listed.active_from, "active.json");
     assert.deepEqual(listed.models.filter((m: { active: boolean }) => m.active).map((m: { name: string }) => m.name), [NAME]);
@@ -235,7 +235,7 @@ describe("svc models pull / list / use against a local hub", () => {
         questions: { q: { type: "noul", instructions: "Is the cat here?" } },
       });
       assert.equal(res.status, 200, JSON.stringify(res.body));
-      assert.equal(res.body.model, "svc-1.5.0");
+      assert.equal(res.body.model, "svc-1.6.0");
       // [CLS] the cat sat [SEP] is the cat here ? [SEP]; P(true) = sigmoid(12 * 2/sqrt(15) - 4)
       assert.equal(res.body.usage.input_tokens, 11);
       assert.ok(Math.abs(res.body.answers.q.noul - 0.8999593825632822) < 1e-5, String(res.body.answers.q.noul));

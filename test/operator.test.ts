@@ -38,9 +38,9 @@ describe("operators: OpenAPI, metrics, structured logs", () => {
 
   test("the checker refuses answers that drift from the document", () => {
     const h = new Headers({ "content-type": "application/json; charset=utf-8", "x-request-id": "req_0123456789abcdef01234567", "x-alt-request-id": "req_0123456789abcdef01234567", "x-typesafe-request-id": "req_0123456789abcdef01234567", "x-state-truncated": "false", "x-svc-cache": "miss", "x-calibration": "default", "x-model-hash": "0123456789ab" });
-    const good = JSON.stringify({ model: "svc-1.5.0", answers: { q: { type: "noul", noul: 0.5 } }, usage: { input_tokens: 3, output_tokens: 0 } });
+    const good = JSON.stringify({ model: "svc-1.6.0", answers: { q: { type: "noul", noul: 0.5 } }, usage: { input_tokens: 3, output_tokens: 0 } });
     assert.deepEqual(openApiProblems("POST", "/v1/systemone", 200, h, good), []);
-    const extra = JSON.stringify({ model: "svc-1.5.0", answers: { q: { type: "noul", noul: 0.5, confidence: 1 } }, usage: { input_tokens: 3, output_tokens: 0 } });
+    const extra = JSON.stringify({ model: "svc-1.6.0", answers: { q: { type: "noul", noul: 0.5, confidence: 1 } }, usage: { input_tokens: 3, output_tokens: 0 } });
     assert.equal(openApiProblems("POST", "/v1/systemone", 200, h, extra).length, 1);
     assert.match(openApiProblems("POST", "/v1/systemone", 418, h, good)[0], /status not documented/);
     h.delete("x-state-truncated");

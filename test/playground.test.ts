@@ -61,7 +61,7 @@ describe("playground page", () => {
     assert.match(await topic.locator(".confidence").innerText(), /^confidence (0\.\d{3}|1\.000)$/);
     assert.match(await page.locator('.answer[data-key="refund"] h3').innerText(), /^refund P\(true\) = 0\.\d{3}$/);
     assert.equal(await page.locator('.answer[data-key="mood"] .bar').count(), 3);
-    assert.match(await page.locator("#meta").innerText(), /^svc-1\.5\.0 · \d+ input tokens · request req_[0-9a-f]{24}$/);
+    assert.match(await page.locator("#meta").innerText(), /^svc-1\.6\.0 · \d+ input tokens · request req_[0-9a-f]{24}$/);
     assert.equal(await page.locator("#error").innerText(), "");
     // Copy as curl: the same request for a terminal, with the key left as $KEY.
     await page.click("#curl-button");

@@ -37,7 +37,7 @@ describe("the official TypeSafe client, configured only by its environment varia
       })
       .withResponse();
     assert.match(requestId ?? "", /^req_[0-9a-f]{24}$/);
-    assert.equal(data.model, "svc-1.5.0");
+    assert.equal(data.model, "svc-1.6.0");
     assert.equal(data.usage.output_tokens, 0);
     assert.ok(data.usage.input_tokens > 0);
     assert.ok(["billing", "technical", "other"].includes(data.answers.category.choice));
@@ -45,7 +45,7 @@ describe("the official TypeSafe client, configured only by its environment varia
     assert.equal(typeof data.answers.urgent.noul, "number");
     assert.deepEqual(data.answers.mood.legend, { "0": "calm", "1": "annoyed", "2": "angry" });
     const models = await client.models.list();
-    assert.deepEqual(models.map((m: { name: string }) => m.name), ["svc-latest", "svc-preview", "svc-1.5.0"]);
+    assert.deepEqual(models.map((m: { name: string }) => m.name), ["svc-latest", "svc-preview", "svc-1.6.0"]);
   });
 
   test("typed errors: 401, 404, 422 and 429 with retryAfterMs", async () => {

@@ -46,7 +46,7 @@ describe("POST /v1/systemone answers", () => {
     assert.equal(r.status, 200);
     assert.equal(r.headers.get("content-type"), "application/json; charset=utf-8");
     assertRequestIds(r.headers);
-    assert.equal(r.body.model, "svc-1.5.0");
+    assert.equal(r.body.model, "svc-1.6.0");
     assert.deepEqual(Object.keys(r.body), ["model", "answers", "usage"]);
     assert.equal(r.body.usage.output_tokens, 0);
     assert.ok(Number.isInteger(r.body.usage.input_tokens) && r.body.usage.input_tokens > 0);
@@ -143,16 +143,16 @@ describe("POST /v1/systemone answers", () => {
 
   test("every model alias resolves; the answer names the versioned model", async () => {
     const names: [string, string][] = [
-      ["svc-latest", "svc-1.5.0"],
-      ["svc-1.5.0", "svc-1.5.0"],
+      ["svc-latest", "svc-1.6.0"],
+      ["svc-1.6.0", "svc-1.6.0"],
       ["svc-preview", "svc-preview"],
-      ["alt-latest", "svc-1.5.0"],
+      ["alt-latest", "svc-1.6.0"],
       ["alt-preview", "svc-preview"],
-      ["alt-1.0.0", "svc-1.5.0"],
-      ["alt-1.12.3", "svc-1.5.0"],
-      ["jev-latest", "svc-1.5.0"],
+      ["alt-1.0.0", "svc-1.6.0"],
+      ["alt-1.12.3", "svc-1.6.0"],
+      ["jev-latest", "svc-1.6.0"],
       ["jev-preview", "svc-preview"],
-      ["jev-1.1.0", "svc-1.5.0"],
+      ["jev-1.1.0", "svc-1.6.0"],
     ];
     for (const [sent, answered] of names) {
       const r = await post(svc, "/v1/systemone", { model: sent, state: "hi", questions: { q: { type: "noul", instructions: "Is this a greeting?" } } });
@@ -163,7 +163,7 @@ describe("POST /v1/systemone answers", () => {
       const r = await post(svc, "/v1/systemone", { model: bad, state: "hi", questions: { q: { type: "noul", instructions: "?" } } });
       assert.equal(r.status, 404, bad);
       assert.equal(r.body.error.type, "not_found_error");
-      assert.equal(r.body.error.message, `Model '${bad}' does not exist. Available: svc-latest, svc-preview, svc-1.5.0.`);
+      assert.equal(r.body.error.message, `Model '${bad}' does not exist. Available: svc-latest, svc-preview, svc-1.6.0.`);
       assert.deepEqual(r.body.detail, []);
       assertRequestIds(r.headers);
     }
@@ -207,7 +207,7 @@ describe("GET /v1/models and health", () => {
     assertRequestIds(r.headers);
     assert.deepEqual(
       r.body.models.map((m: { name: string }) => m.name),
-      ["svc-latest", "svc-preview", "svc-1.5.0"],
+      ["svc-latest", "svc-preview", "svc-1.6.0"],
     );
     for (const m of r.body.models) {
       assert.equal(typeof m.description, "string");

@@ -165,7 +165,7 @@ describe("error messages follow Accept-Language", () => {
     assert.equal(r.status, 401);
     assert.deepEqual(await r.json(), { error: { type: "authentication_error", message: "Clé d'API invalide ou révoquée." }, detail: [] });
     const m = await post(svc, "/v1/systemone", { model: "x", state: "s", questions: { q: choice(2) } }, { "accept-language": "pt" });
-    assert.equal(m.body.error.message, "O modelo 'x' não existe. Disponíveis: svc-latest, svc-preview, svc-1.5.0.");
+    assert.equal(m.body.error.message, "O modelo 'x' não existe. Disponíveis: svc-latest, svc-preview, svc-1.6.0.");
   });
 
   test("German (de): field problems in detail[], 401, 404 and 413, with types unchanged", async () => {
@@ -185,7 +185,7 @@ describe("error messages follow Accept-Language", () => {
 
     const m = await post(svc, "/v1/systemone", { model: "x", state: "s", questions: { q: choice(2) } }, { "accept-language": "de" });
     assert.equal(m.status, 404);
-    assert.deepEqual(m.body, { error: { type: "not_found_error", message: "Das Modell 'x' existiert nicht. Verfügbar: svc-latest, svc-preview, svc-1.5.0." }, detail: [] });
+    assert.deepEqual(m.body, { error: { type: "not_found_error", message: "Das Modell 'x' existiert nicht. Verfügbar: svc-latest, svc-preview, svc-1.6.0." }, detail: [] });
 
     const big = await post(svc, "/v1/systemone", { ...base({ q: choice(2) }), state: "x".repeat(70_000) }, { "accept-language": "de" });
     assert.equal(big.status, 413);

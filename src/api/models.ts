@@ -1,15 +1,15 @@
 import type { ModelInfo } from "../engine/engine.js";
 
 /** The names a client may send as its own, and the versioned name each answers as. */
-export const CURRENT_VERSION = "svc-1.5.0";
+export const CURRENT_VERSION = "svc-1.6.0";
 export const PUBLIC_MODELS = ["svc-latest", "svc-preview", CURRENT_VERSION] as const;
-export const RELEASE_DATE = "2026-11-27";
+export const RELEASE_DATE = "2026-11-28";
 
 const ALIAS_FAMILIES = ["alt", "jev"];
 
 /**
  * Resolves a requested model name to the versioned model that answers, or null (404).
- * svc-latest, svc-1.5.0 and the alt/jev aliases answer as svc-1.5.0; svc-preview and its aliases as
+ * svc-latest, svc-1.6.0 and the alt/jev aliases answer as svc-1.6.0; svc-preview and its aliases as
  * svc-preview (no preview model exists yet, so the current model serves it under that name).
  */
 export function resolveModel(name: string): string | null {

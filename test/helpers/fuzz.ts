@@ -151,7 +151,7 @@ const decideQuestion = fc.oneof(
 );
 const model = fc.oneof(
   { weight: 6, arbitrary: fc.constant("svc-latest") },
-  { weight: 1, arbitrary: fc.constantFrom("alt-latest", "jev-1.0.3", "svc-1.5.0", "svc-preview", "gpt-4", "") },
+  { weight: 1, arbitrary: fc.constantFrom("alt-latest", "jev-1.0.3", "svc-1.6.0", "svc-preview", "gpt-4", "") },
 );
 const state = fc.oneof({ weight: 4, arbitrary: text }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 4 }) });
 const questionKey = fc.oneof({ weight: 6, arbitrary: fc.string({ minLength: 1, maxLength: 10 }).filter((k) => k.trim() !== "") }, { weight: 1, arbitrary: fc.string({ maxLength: 3 }) });
