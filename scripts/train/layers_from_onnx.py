@@ -44,11 +44,11 @@ path = os.path.join(a.model, "onnx", "encoder.onnx")
 inits = {i.name: numpy_helper.to_array(i) for i in onnx.load(path).graph.initializer}
 
 
-def product(out, key):
-    """Product `out`'s float matrix [nin, nout] and bias (key: its input's name, None for GELU, whose product adds
-    GELU_MIN times the matrix's column sums to the bias: taken back out here)."""
+def product(out, key, gelu=False):
+    """Product `out`'s float matrix [nin, nout] and bias (key: its input's name, None for an unsmoothed one; a GELU
+    input's product adds GELU_MIN times the matrix's column sums to the bias: taken back out here)."""
     w = dequantized(inits, out, key)
-    return w, inits[out + ".b"] - (GELU_MIN * w.sum(0) if key is None else 0)
+    return w, inits[out + ".b"] - (GELU_MIN * w.sum(0) if gelu else 0)
 
 
 module, _ = load_base(a.image)
@@ -59,7 +59,7 @@ with torch.no_grad():
         P = f"l{l}."
         w, b = product(P + "qkv", P + "in")
         got = {"q": (w[:, :H], b[:H]), "k": (w[:, H:2 * H], b[H:2 * H]), "v": (w[:, 2 * H:], b[2 * H:]),
-               "ao": product(P + "ao", P + "ctx"), "fi": product(P + "fi", P + "x1"), "fo": product(P + "fo", None)}
+               "ao": product(P + "ao", P + "ctx"), "fi": product(P + "fi", P + "x1"), "fo": product(P + "fo", P + "gelu" if P + "gelu.smooth" in inits else None, gelu=True)}
         for nm, (w, b) in got.items():
             lin = getattr(layer, nm)
             deltas[f"layers.{l}.{nm}.weight"] = w.T - lin.weight.numpy()
