@@ -3,7 +3,7 @@ graphs, rewritten after export by scripts/train/quantize_scorer.py).
 
 x @ w becomes: x's tokens as 8-bit codes, each token over its own scale (quantize; GELU outputs shifted into 0..255,
 quantize_gelu; one QuantizeLinear over blocks of a whole row, codes), w as 7-bit codes per output channel
-(int8_codes), their product in exact integer arithmetic (MatMulInteger), then back to float times both scales.
+(int8_codes, or rounded with error feedback, gptq_codes), their product in exact integer arithmetic (MatMulInteger), then back to float times both scales.
 Before that, SmoothQuant-style per-channel factors (smoothing) move half of the activations' outlier channels into
 the weights. Two properties follow:
 - the integers are the same on every CPU (seven-bit weights keep every u8 x s8 pair sum within int16, so AVX2's
@@ -37,6 +37,41 @@ def int8_codes(w):
     s = np.abs(w).max(0) / 63.0
     s[s == 0] = 1.0
     return np.clip(np.round(w / s), -63, 63).astype(np.int8), s.astype(np.float32)
+
+
+def gptq_codes(w, moments, damp=0.01):
+    """int8_codes' codes and scales, the codes rounded with error feedback (GPTQ) instead of each to its nearest: the
+    input channels are rounded one at a time, in order of falling input energy, and each one's rounding error is
+    spread over the channels not yet rounded through the Cholesky factor of the inverse of the inputs' second-moment
+    matrix (1% of its mean diagonal added), so that the product changes least on inputs like the calibration's.
+    w [nin, nout] float; moments [nin, nin]: the sum of x x^T over the calibration's inputs of this product."""
+    w = w.astype(np.float64).copy()
+    s = np.abs(w).max(0) / 63.0
+    s[s == 0] = 1.0
+    h = moments.astype(np.float64).copy()
+    dead = np.diag(h) == 0  # a channel no calibration input used: its weights cannot matter there
+    h[dead, dead] = 1.0
+    w[dead] = 0.0
+    order = np.argsort(-np.diag(h), kind="stable")
+    h, w = h[order][:, order], w[order]
+    h[np.diag_indices_from(h)] += damp * np.mean(np.diag(h))
+    u = np.linalg.cholesky(np.linalg.inv(h)).T  # upper triangular: inv(h) = u^T u
+    codes = np.empty(w.shape, np.int8)
+    for i in range(w.shape[0]):
+        c = np.clip(np.round(w[i] / s), -63, 63)
+        codes[i] = c
+        w[i + 1:] -= np.outer(u[i, i + 1:], (w[i] - c * s) / u[i, i])
+    out = np.empty_like(codes)
+    out[order] = codes
+    return out, s.astype(np.float32)
+
+
+def weight_codes(w, moments=None, smooth=None):
+    """The codes and scales of a matrix whose rows were multiplied by smooth (or None): int8_codes, or with the
+    second moments of its unsmoothed inputs gptq_codes (the smoothed inputs' moments are these over smooth twice)."""
+    if moments is None:
+        return int8_codes(w)
+    return gptq_codes(w, moments if smooth is None else moments / np.outer(smooth, smooth))
 
 
 def smoothing(amax, w):
@@ -108,18 +143,19 @@ class Int8:
             bias = bias + GELU_MIN * (rows if smooth is None else rows / smooth[:, None]).sum(0)
         return node("Add", [y, init(out + ".b", bias.astype(np.float32))], [result or out + ".y"])
 
-    def linear(self, x, w, bias, out, amax=None, gelu=False, key=None, result=None):
+    def linear(self, x, w, bias, out, amax=None, gelu=False, key=None, result=None, moments=None):
         """x @ w (+ bias) in integers. amax: the calibration's largest |x| per input channel (smoothing; for a GELU
         input, of x - GELU_MIN, or None: not smoothed); key: the name prefix of x's codes (default out; names of its
-        own beside out's)."""
+        own beside out's); moments: the calibration's sum of x x^T (of x - GELU_MIN for a GELU input), the codes
+        then rounded by gptq_codes, or None (each code the nearest)."""
         key = key or out
         if gelu:
             m = None if amax is None else smoothing(amax, w)
-            return self.product(*self.quantize_gelu(x, w.shape[0], key, m), *int8_codes(w if m is None else w * m[:, None]),
+            return self.product(*self.quantize_gelu(x, w.shape[0], key, m), *weight_codes(w if m is None else w * m[:, None], moments, m),
                                 bias, out, gelu=True, result=result, smooth=m)
         m = smoothing(amax, w)
         xq, xs = self.quantize(self.g.node("Mul", [x, self.g.init(key + ".smooth", (1.0 / m).astype(np.float32))], [key + ".sm"]), w.shape[0], key)
-        return self.product(xq, xs, *int8_codes(w * m[:, None]), bias, out, result=result)
+        return self.product(xq, xs, *weight_codes(w * m[:, None], moments, m), bias, out, result=result)
 
 
 def dequantized(inits, out, key=None):

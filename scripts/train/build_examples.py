@@ -29,6 +29,8 @@ p.add_argument("--translated", default="", help="translated MultiNLI files to ad
                "none by default: svc-1.5.0 was trained without them")
 p.add_argument("--twice", default="", help="a question type (noul, choice, score) whose training examples are written "
                "twice, each right after itself (run G: score)")
+p.add_argument("--repeat", default="", help="GLOB=N: the training examples of the authored files matching GLOB written N "
+               "times, each right after itself (run U: 'training/authored/written/v7-*.jsonl=3')")
 a = p.parse_args()
 rng = random.Random(23)
 D = a.data
@@ -157,6 +159,9 @@ for r in dav[:3000]:
 
 # --- project-authored examples -----------------------------------------------------------------------------------
 files = ["training/authored/examples.jsonl"] + sorted(glob.glob("training/authored/written/*.jsonl"))
+repeat_glob, _, repeat_n = a.repeat.partition("=")
+repeated = set(glob.glob(repeat_glob)) if a.repeat else set()
+times = {}  # index in out -> how many times it is written (training split only)
 n_auth = 0
 for fpath in files:
     for line in open(fpath, encoding="utf-8"):
@@ -169,6 +174,8 @@ for fpath in files:
             continue
         st = e["state"] if isinstance(e["state"], str) else json.dumps(e["state"], ensure_ascii=False)
         add("authored", e["lang"], e["type"], st, q, opts, lab)
+        if fpath in repeated:
+            times[len(out) - 1] = int(repeat_n)
         n_auth += 1
 
 # --- yes/no questions derived from the choice and scale examples above -------------------------------------------
@@ -235,9 +242,10 @@ for fpath in sorted(glob.glob(a.translated)) if a.translated else []:
 
 os.makedirs(os.path.dirname(a.out), exist_ok=True)
 with open(a.out, "w", encoding="utf-8") as fo:
-    for e in out:
+    for i, e in enumerate(out):
         line = json.dumps(e, ensure_ascii=False) + "\n"
-        fo.write(line * (2 if e["type"] == a.twice and e["split"] == "train" else 1))
+        n = times.get(i, 2 if e["type"] == a.twice else 1) if e["split"] == "train" else 1
+        fo.write(line * n)
 from collections import Counter
 print(len(out), "examples;", n_auth, "authored;", Counter(e["src"] for e in out), Counter(e["split"] for e in out))
 print("distinct states", len({e["state"] for e in out}), "distinct questions", len({e["question"] for e in out}),
