@@ -14,7 +14,8 @@ depend on the texts it runs with (padding included). On 2 AMD EPYC cores this ru
 weights in float32; token states agree with float32 to a cosine of about 0.999. The word embedding is gathered as
 packed nibbles and fp16 scales and dequantized in the graph. Inputs: input_ids, attention_mask [batch, length]
 int64; output: hidden [batch, length, 3 x 384], the token states after layers 10, 11 and 12 side by side.
-Deterministic; about 2 minutes on 2 cores (the calibration pass in PyTorch). --float32 writes the same graph with
+Deterministic; about 2 minutes on 2 cores (the calibration pass in PyTorch; 30-40 s on 2 AMD EPYC cores), with --gptq
+about a minute more (1.4 minutes in all on those cores). --float32 writes the same graph with
 float32 matrices and products instead (no calibration): the reference the integer graph is measured against.
 """
 import argparse

@@ -19,7 +19,8 @@ warm-up 200 steps, then a cosine over the run, whose progress is the larger of s
 minutes spent / --max-minutes, so a run cut by time still ends annealed. bfloat16 autocast on CUDA.
 Runtime, batch 32: one NVIDIA H200, 7.6 steps/s (2,971 steps an epoch of 69,164 examples: 6.5 minutes); 2 AMD
 EPYC cores, 1.95 s per step (about 1.6 hours an epoch; 4.6-5.5 s on the same kind of shared cores on a busier day:
-1,175 steps in 100 minutes); 2 Intel Xeon cores, 3.6 s per step and 2.5 s with
+1,175 steps in 100 minutes; 5.1 s in run U, 2026-11-28, 641 steps in 55 minutes, and 6.5 minutes for each evaluation
+of the 4,140 dev examples); 2 Intel Xeon cores, 3.6 s per step and 2.5 s with
 --train-layers 6 on the same 8 batches (the bottom six layers kept as they are, so they need no backward pass; 2.1 s
 averaged over a 2,430-step run). bfloat16 autocast on those
 Intel cores was slower than float32 (4.3-6.7 s per step on the same batches), so the CPU path stays float32. pack: 7 s; join: a few seconds.
