@@ -15,11 +15,19 @@ after(async () => {
   await svc.stop();
 });
 
-/** A README answer block against the service's answer: every number within its printed 3 decimals, tokens and the rest exact. */
+/**
+ * How far a number may move between CPUs: the integer products are the same everywhere, but onnxruntime's float
+ * kernels between them (GELU, softmax, LayerNorm, the attention's products) take other paths on other instruction
+ * sets, and a last-bit difference can move a token's 8-bit code. Measured: up to 0.00064 between 2 AMD EPYC cores
+ * with AVX-512 VNNI and 2 AMD EPYC cores without it (2026-11-28).
+ */
+const ACROSS_CPUS = 0.002;
+
+/** A README answer block against the service's answer: every number within its printed 3 decimals and ACROSS_CPUS, tokens and the rest exact. */
 function compareShown(want: unknown, got: unknown, path: string): void {
   if (typeof want === "number" && !path.endsWith("_tokens")) {
     assert.equal(typeof got, "number", path);
-    assert.ok(Math.abs((got as number) - want) <= 0.0005, `${path}: README shows ${want}, the service answers ${String(got)}`);
+    assert.ok(Math.abs((got as number) - want) <= 0.0005 + ACROSS_CPUS, `${path}: README shows ${want}, the service answers ${String(got)}`);
   } else if (typeof want === "object" && want !== null) {
     assert.deepEqual(Object.keys(got as object).sort(), Object.keys(want).sort(), path);
     for (const [k, v] of Object.entries(want)) compareShown(v, (got as Record<string, unknown>)[k], `${path}.${k}`);
@@ -29,7 +37,7 @@ function compareShown(want: unknown, got: unknown, path: string): void {
 const noul = { model: "svc-latest", state: "hello there", questions: { q: { type: "noul", instructions: "Is this a greeting?" } } };
 
 describe("what a new user hit", () => {
-  test("the README's first request gets the answer the README shows (numbers to their printed 3 decimals, tokens exact)", async () => {
+  test("the README's first request gets the answer the README shows (numbers to their printed 3 decimals give or take ACROSS_CPUS, tokens exact)", async () => {
     const readme = readFileSync(join(ROOT, "README.md"), "utf8");
     const request = /\n  -d '(\{[\s\S]*?\})'\n```/.exec(readme);
     const shown = /\nThe answer [^\n]*\n[^\n]*\n\n```json\n([\s\S]*?)\n```/.exec(readme);
@@ -39,7 +47,7 @@ describe("what a new user hit", () => {
     compareShown(JSON.parse(shown[1]), r.body, "answer");
   });
 
-  test("the README's /v1/decide request gets the answer the README shows (numbers to their printed 3 decimals, tokens exact)", async () => {
+  test("the README's /v1/decide request gets the answer the README shows (numbers to their printed 3 decimals give or take ACROSS_CPUS, tokens exact)", async () => {
     const readme = readFileSync(join(ROOT, "README.md"), "utf8");
     const request = /\/v1\/decide -H [^\n]*-d '(\{[\s\S]*?\})'\n```/.exec(readme);
     const shown = /\nFor the request above the built-in model answers [^\n]*\n[^\n]*\n\n```json\n([\s\S]*?)\n```/.exec(readme);

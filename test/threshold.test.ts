@@ -8,14 +8,22 @@ import { cli, get, ROOT, startService, tempDir } from "./helpers/service.js";
 
 const committed = (JSON.parse(readFileSync(join(ROOT, "models", "builtin", "calibration.json"), "utf8")) as { default_min_confidence: number })
   .default_min_confidence;
+/**
+ * The fitted threshold is one fit-half question's confidence (the least at which the answered ones stay 70% right),
+ * and a confidence can move between CPUs (test/first-hour.test.ts, ACROSS_CPUS): svc-1.6.0's 0.00215, fitted on 2
+ * AMD EPYC cores without AVX-512 VNNI, is refitted as 0.00062 on 2 with it, answering the same 221 of 223, while at
+ * 0.00215 those cores answer 220. So the refit must agree within this much, and the committed threshold answer
+ * the fitted count or one fewer.
+ */
+const ACROSS_CPUS = 0.005;
 
-test("the committed default threshold is what scripts/fit-threshold.js fits for the served route", async () => {
+test("the committed default threshold is what scripts/fit-threshold.js fits for the served route (within ACROSS_CPUS)", async () => {
   const { stdout } = await promisify(execFile)(process.execPath, [join(ROOT, "dist", "scripts", "fit-threshold.js"), "--dry-run"], {
     env: { ...process.env, SVC_BUILTIN_CROSS: "" },
   });
   const m = /^default_min_confidence (\S+) \(was (\S+)\): (\d+)\/(\d+) fit questions answered/m.exec(stdout);
   assert.ok(m, stdout);
-  assert.equal(Number(m[1]), committed, "refit the threshold: node dist/scripts/fit-threshold.js");
+  assert.ok(Math.abs(Number(m[1]) - committed) <= ACROSS_CPUS, `refit the threshold: node dist/scripts/fit-threshold.js (${m[1]} against ${committed})`);
   assert.equal(Number(m[2]), committed);
   assert.deepEqual([Number(m[3]), Number(m[4])], [221, 223]);
 });
@@ -25,7 +33,7 @@ test("at the default threshold the fit half's answered questions are at least 70
   assert.equal(r.code, 0, r.stderr);
   const a = JSON.parse(r.stdout).abstention as { threshold: number; coverage: number; answered_accuracy: number; n: number };
   assert.equal(a.threshold, committed);
-  assert.equal(Math.round(a.coverage * 223), 221);
+  assert.ok([220, 221].includes(Math.round(a.coverage * 223)), String(a.coverage * 223));
   assert.ok(a.answered_accuracy >= 0.7, String(a.answered_accuracy));
   // The threshold is the lowest that keeps 70%: a little lower (down to 0, every question answered) falls under it.
   const lower = JSON.parse((await cli(["eval", "--split", "fit", "--json", "--threshold", String(Math.max(0, committed - 0.012))], { SVC_DATA_DIR: tempDir() })).stdout)
