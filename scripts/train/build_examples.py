@@ -160,6 +160,8 @@ for r in dav[:3000]:
 # --- project-authored examples -----------------------------------------------------------------------------------
 files = ["training/authored/examples.jsonl"] + sorted(glob.glob("training/authored/written/*.jsonl"))
 repeat_glob, _, repeat_n = a.repeat.partition("=")
+if a.repeat and not repeat_n.isdigit():
+    p.error(f"--repeat takes GLOB=N with N a whole number, got {a.repeat!r}")
 repeated = set(glob.glob(repeat_glob)) if a.repeat else set()
 times = {}  # index in out -> how many times it is written (training split only)
 n_auth = 0
