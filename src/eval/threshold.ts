@@ -15,6 +15,10 @@ const MIN_ANSWERED = 5;
  * The lowest threshold with at least `target` right among the questions still answered
  * (confidence >= threshold), among thresholds that answer at least MIN_ANSWERED_SHARE of them;
  * when none reaches the target, the one with the best accuracy (reached: false).
+ * The threshold lies halfway between the confidence of the least confident question answered and the one
+ * below it, not on the former: a confidence can move in its last digits from one CPU to another (the float
+ * steps around the integer products), and a threshold on a question's own confidence would then answer it
+ * on some machines and not on others.
  * `prior`: the accuracy that must reach the target is (right + prior) / (answered + 2 prior), the posterior
  * mean under a Beta(prior, prior) prior. With prior 1, 9 of 10 right counts as 0.833, not 0.9: the lowest
  * threshold that just reaches the target on a few dozen examples otherwise falls short of it on new ones
@@ -38,7 +42,7 @@ export function minConfidence(
     for (let m = k; m < order.length; m++) if (correct[order[m]]) ok++;
     const accuracy = ok / answered;
     const judged = (ok + prior) / (answered + 2 * prior);
-    const threshold = k === 0 ? 0 : conf[order[k]];
+    const threshold = k === 0 ? 0 : (conf[order[k - 1]] + conf[order[k]]) / 2;
     if (judged >= target) return { threshold, accuracy, answered, reached: true };
     if (accuracy > best.accuracy) best = { threshold, accuracy, answered, reached: false };
   }

