@@ -200,8 +200,10 @@ describe("limits", () => {
   });
 
   test("a request that fails in the model (its client left) gives its reserved tokens back: they are not counted against the quota", async () => {
-    // 1,024 pairs the model has never seen: seconds of work, long enough to leave in the middle of it.
-    const big = maximalRequest(Date.now() % 100_000, { questions: 16, options: 64 });
+    // The largest request (12,288 pairs): seconds of work even where its options were read before (their encoder
+    // outputs are kept, but every question is new and the scorer reads all of its pairs), long enough to leave in
+    // the middle of it. 1,024 pairs (16 x 64) took under 0.3 s on 2 idle AMD EPYC cores once the options were kept.
+    const big = maximalRequest(Date.now() % 100_000);
     const measure = { url: svc.url, key: await newKey(["--name", "measure", "--monthly-tokens", "1", "--per-minute", "0"]) };
     // A quota smaller than the request: 413, which names the tokens it needs (planned, never run).
     const needs = await post(measure, "/v1/systemone", big);

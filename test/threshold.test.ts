@@ -9,11 +9,12 @@ import { cli, get, ROOT, startService, tempDir } from "./helpers/service.js";
 const committed = (JSON.parse(readFileSync(join(ROOT, "models", "builtin", "calibration.json"), "utf8")) as { default_min_confidence: number })
   .default_min_confidence;
 /**
- * The fitted threshold is one fit-half question's confidence (the least at which the answered ones stay 70% right),
- * and a confidence can move between CPUs (test/first-hour.test.ts, ACROSS_CPUS): svc-1.6.0's 0.00215, fitted on 2
- * AMD EPYC cores without AVX-512 VNNI, is refitted as 0.00062 on 2 with it, answering the same 221 of 223, while at
- * 0.00215 those cores answer 220. So the refit must agree within this much, and the committed threshold answer
- * the fitted count or one fewer.
+ * The fitted threshold lies between two fit-half questions' confidences (the least answered, at which the answered
+ * ones stay 70% right, and the one below it; src/eval/threshold.ts), and a confidence can move between CPUs
+ * (test/first-hour.test.ts, ACROSS_CPUS): svc-1.6.0's 0.00215, fitted on 2 AMD EPYC cores without AVX-512 VNNI as
+ * that least answered question's confidence, is refitted as 0.000506 (halfway between 0.00062 and the confidence
+ * below it) on 2 with it, answering the same 221 of 223, while at 0.00215 those cores answer 220. So the refit must
+ * agree within this much, and the committed threshold answer the fitted count or one fewer.
  */
 const ACROSS_CPUS = 0.005;
 
