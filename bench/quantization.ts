@@ -33,8 +33,10 @@ async function main(): Promise<void> {
   header("bench:quantization: the served (integer) encoder against float32, on eval/dev", m);
   const at = process.argv.indexOf("--reference");
   if (at < 0 || !process.argv[at + 1]) throw new Error("--reference DIR is required (a model folder with the float32 encoder)");
-  const model = process.argv.indexOf("--model");
-  const served = await answers(model >= 0 && process.argv[model + 1] ? resolve(process.argv[model + 1]) : undefined);
+  const modelAt = process.argv.indexOf("--model");
+  if (modelAt >= 0 && !process.argv[modelAt + 1]) throw new Error("--model takes a model folder");
+  const model = modelAt >= 0 ? resolve(process.argv[modelAt + 1]) : undefined;
+  const served = await answers(model);
   const reference = await answers(resolve(process.argv[at + 1]));
   let agree = 0;
   let maxDiff = 0;
@@ -53,7 +55,7 @@ async function main(): Promise<void> {
   ]);
   const agreement = round((100 * agree) / served.length, 1);
   console.log(`\ntop-1 agreement: ${agree} of ${served.length} (${agreement}%); largest probability change ${round(maxDiff, 3)}`);
-  writeResult(model >= 0 ? "tmp-quantization" : "quantization", m, {
+  writeResult(model ? "tmp-quantization" : "quantization", m, {
     questions: served.length,
     agree,
     agreementPct: agreement,

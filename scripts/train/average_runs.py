@@ -1,5 +1,6 @@
-"""Average two trained models weight by weight into a run folder in tune_encoder.py's layout (encoder-<i>.npz,
-scorer-<i>.pt, tuned.json), which `tune_encoder.py join` and scripts/train/candidate.sh read like any run's.
+"""Average two trained models weight by weight into a run folder in tune_encoder.py's layout (run_files.py:
+encoder-<i>.npz, scorer-<i>.pt, tuned.json), which `tune_encoder.py join` and scripts/train/candidate.sh read like
+any run's.
 
 Each side is the encoder's layers as differences from the image's weights (an .npz: join's --tuned, or
 layers_from_onnx.py's float32 output for the model that serves) and a scorer checkpoint (join's --ckpt, or
@@ -12,15 +13,12 @@ the layers are written as float16 differences, as a training run writes them.
 Deterministic (no randomness); a few seconds.
 """
 import argparse
-import json
-import math
 import os
 
 import numpy as np
 import torch
 
-ENCODER_FILES = 3  # as tune_encoder.py writes them
-SCORER_FIRST_BLOCK = "blocks.0."  # tune_encoder.py writes the scorer's first block and the rest apart
+from run_files import write_run
 
 p = argparse.ArgumentParser()
 p.add_argument("--layers-a", required=True)
@@ -48,14 +46,6 @@ if set(sa["model"]) != set(sb["model"]):
     raise SystemExit("the two scorer checkpoints hold different tensors")
 scorer = {k: mix(sa["model"][k].float(), sb["model"][k].float()) for k in sa["model"]}
 
-os.makedirs(a.out, exist_ok=True)
-count = 1 + max(int(k.split(".")[1]) for k in layers)
-per = math.ceil(count / ENCODER_FILES)
-for i in range(ENCODER_FILES):
-    np.savez(os.path.join(a.out, f"encoder-{i}.npz"), **{k: v for k, v in layers.items() if i * per <= int(k.split(".")[1]) < (i + 1) * per})
-torch.save({k: v for k, v in scorer.items() if k.startswith(SCORER_FIRST_BLOCK)}, os.path.join(a.out, "scorer-0.pt"))
-torch.save({k: v for k, v in scorer.items() if not k.startswith(SCORER_FIRST_BLOCK)}, os.path.join(a.out, "scorer-1.pt"))
 names = {k: os.path.basename(getattr(a, k)) for k in ("layers_a", "scorer_a", "layers_b", "scorer_b")}
-json.dump({"step": 0, "dev_accuracy": float("nan"), "dev": {}, "minutes": 0,
-           "args": {"average": names, "t": a.t}}, open(os.path.join(a.out, "tuned.json"), "w"), indent=1)
+write_run(a.out, layers, scorer, {"step": 0, "dev_accuracy": float("nan"), "dev": {}, "minutes": 0, "args": {"average": names, "t": a.t}})
 print(f"wrote {a.out}: {len(layers)} layer tensors and {len(scorer)} scorer tensors, {1 - a.t:g} A + {a.t:g} B")

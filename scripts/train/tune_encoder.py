@@ -43,9 +43,9 @@ from e5_torch import add_tuned, build, rows8  # noqa: E402
 from batching import batches as grouped  # noqa: E402
 from scorer import TYPES, Scorer  # noqa: E402
 from texts import cut  # noqa: E402
+from run_files import ENCODER_FILES, write_run  # noqa: E402
 
 LANGS = ["en", "es", "pt", "fr", "de", "other"]
-ENCODER_FILES = 3  # the layers' differences in this many files (the device's files come back at most 16 MB each)
 
 
 def pack(a):
@@ -198,19 +198,9 @@ def train(a):
     def save(step, acc, right):
         deltas = {k: (p.detach() - pretrained[k]).float().cpu().numpy().astype(np.float16)
                   for k, p in enc.named_parameters() if k in pretrained}
-        per = math.ceil(len(enc.layers) / ENCODER_FILES)
-        for i in range(ENCODER_FILES):
-            part = {k: v for k, v in deltas.items() if i * per <= int(k.split(".")[1]) < (i + 1) * per}
-            np.savez(os.path.join(a.out, f"encoder-{i}.tmp.npz"), **part)
-            os.replace(os.path.join(a.out, f"encoder-{i}.tmp.npz"), os.path.join(a.out, f"encoder-{i}.npz"))
-        sd = {k: v.detach().float().cpu() for k, v in scorer.state_dict().items()}
-        for i, part in enumerate(({k: v for k, v in sd.items() if k.startswith("blocks.0.")},
-                                  {k: v for k, v in sd.items() if not k.startswith("blocks.0.")})):
-            torch.save(part, os.path.join(a.out, f"scorer-{i}.tmp"))
-            os.replace(os.path.join(a.out, f"scorer-{i}.tmp"), os.path.join(a.out, f"scorer-{i}.pt"))
-        json.dump({"step": step, "dev_accuracy": acc, "dev": right, "minutes": round((time.time() - t0) / 60, 2),
-                   "args": {k: os.path.basename(v) if isinstance(v, str) and os.sep in v else v for k, v in vars(a).items()}},
-                  open(os.path.join(a.out, "tuned.json"), "w"), indent=1)
+        write_run(a.out, deltas, {k: v.detach().float().cpu() for k, v in scorer.state_dict().items()},
+                  {"step": step, "dev_accuracy": acc, "dev": right, "minutes": round((time.time() - t0) / 60, 2),
+                   "args": {k: os.path.basename(v) if isinstance(v, str) and os.sep in v else v for k, v in vars(a).items()}})
 
     acc, right = evaluate()
     print(f"dev accuracy before {acc:.4f}", flush=True)
