@@ -1,7 +1,8 @@
 /**
  * Latency of the built-in model, called directly (plan + run) and through HTTP: one choice question with 4 options,
- * then 1..64 questions × 4 options over a ~200-token state and one question with 2..255 options. Every request uses
- * texts never seen before (state, questions and options carry a fresh nonce), but the last: 255 options that every
+ * then 1..64 questions × 4 options over a ~200-token state and one question with 2..255 options (options of about 26
+ * tokens; one row of 255 labels of three words, without descriptions). Every request uses texts never seen before
+ * (state, questions and options carry a fresh nonce or fresh labels), but the last: 255 options that every
  * request of that row asks again (a fixed intent list over new messages), whose texts are read once and kept. The cost model is checked with a
  * least-squares fit of time against the tokens the model reads: state + Σ(question + option) (each text once,
  * specials included), and RSS after load is reported.
@@ -38,19 +39,40 @@ const SENTENCES = [
   "Thanks in advance for sorting this out, I really like the brand and want to keep buying from you.",
 ];
 
+/** Words of the short labels (three drawn at random per label: about a million labels, so a drawn one is new). */
+const WORDS = (
+  "account address alarm balance bank bill booking budget card cancel change charge check claim code complaint " +
+  "contract coupon credit delay delivery deposit device discount email error exchange fee flight form fraud gift " +
+  "hotel insurance invoice item limit loan login loyalty meeting message mobile order package parcel password " +
+  "payment pension phone pickup plan points price profile purchase question rate receipt refund reminder rental " +
+  "repair report request reservation return review salary schedule seat security service shipping signup size " +
+  "statement status stock subscription support tax ticket tip transfer travel trip update upgrade voucher wallet " +
+  "warranty weather"
+).split(" ");
+
+/** `n` distinct labels of three random words each (the way intent lists name their labels), none described. */
+function shortLabels(n: number): Record<string, null> {
+  const labels: Record<string, null> = {};
+  const word = (): string => WORDS[Math.floor(Math.random() * WORDS.length)];
+  while (Object.keys(labels).length < n) labels[`${word()} ${word()} ${word()}`] = null;
+  return labels;
+}
+
 /**
  * A state of about `tokens` tokens and `questions` choice questions of `options` options, every text new; with
- * `repeated`, only the state is new and the questions and options are those of every other such request.
+ * `repeated`, only the state is new and the questions and options are those of every other such request; with
+ * `short`, each option is a label of three words without a description (otherwise a key and a sentence with a nonce,
+ * about 26 tokens).
  */
-function body(questions: number, options: number, stateTokens: number, repeated = false): { model: string; state: string; questions: Record<string, unknown> } {
+function body(questions: number, options: number, stateTokens: number, repeated = false, short = false): { model: string; state: string; questions: Record<string, unknown> } {
   const stateNonce = fresh();
   const nonce = repeated ? "same" : stateNonce;
   const parts: string[] = [`Case ${stateNonce}.`];
   for (let i = 0; parts.join(" ").length < stateTokens * 4.2; i++) parts.push(SENTENCES[i % SENTENCES.length]);
   const qs: Record<string, unknown> = {};
   for (let q = 0; q < questions; q++) {
-    const criteria: Record<string, string> = {};
-    for (let o = 0; o < options; o++) criteria[`option_${o}_${nonce}`] = `answer number ${o} for case ${nonce} question ${q}`;
+    const criteria: Record<string, string | null> = short ? shortLabels(options) : {};
+    if (!short) for (let o = 0; o < options; o++) criteria[`option_${o}_${nonce}`] = `answer number ${o} for case ${nonce} question ${q}`;
     qs[`q${q}`] = { type: "choice", instructions: `Which answer fits case ${nonce} best, for question ${q}?`, criteria };
   }
   return { model: "svc-latest", state: parts.join(" "), questions: qs };
@@ -118,10 +140,12 @@ async function main(): Promise<void> {
   console.log(`1 choice question, 4 options, ~60-token state, every text new unless said, ${reps} requests each (ms):`);
   printTable(singleRows.map((r) => ({ path: r.path, "p50 ms": r.p50, "p95 ms": r.p95 })));
 
-  const configs: { questions: number; options: number; state: number; repeated?: boolean }[] = [
+  const configs: { questions: number; options: number; state: number; repeated?: boolean; short?: boolean }[] = [
     ...[1, 4, 16, 64].map((q) => ({ questions: q, options: 4, state: 200 })),
     ...[2, 10, 50, 255].map((o) => ({ questions: 1, options: o, state: 60 })),
     { questions: 1, options: 4, state: 240 },
+    // 255 new labels of a few words each, as intent lists name them
+    { questions: 1, options: 255, state: 60, short: true },
     // a fixed list of 255 intents asked of every new message: only the state is new
     { questions: 1, options: 255, state: 60, repeated: true },
   ];
@@ -132,16 +156,16 @@ async function main(): Promise<void> {
     if (c.repeated) await direct(engine, body(c.questions, c.options, c.state, true)); // its options read once, untimed
     let info = { pairs: 0, tokens: 0, read: 0 };
     for (let i = 0; i < n; i++) {
-      const r = await direct(engine, body(c.questions, c.options, c.state, c.repeated), c.repeated);
+      const r = await direct(engine, body(c.questions, c.options, c.state, c.repeated, c.short), c.repeated);
       ms.push(r.ms);
       info = r;
     }
-    sweep.push({ questions: c.questions, options: c.options, seenBefore: c.repeated === true, stateTokens: c.state, requests: n, pairs: info.pairs, billedTokens: info.tokens, readTokens: info.read, p50Ms: round(percentile(ms, 50)), p95Ms: round(percentile(ms, 95)) });
+    sweep.push({ questions: c.questions, options: c.options, seenBefore: c.repeated === true, shortLabels: c.short === true, stateTokens: c.state, requests: n, pairs: info.pairs, billedTokens: info.tokens, readTokens: info.read, p50Ms: round(percentile(ms, 50)), p95Ms: round(percentile(ms, 95)) });
   }
   await engine.close();
   const fitted = sweep.filter((r) => !r.seenBefore); // the time of kept texts' scoring is not in a token count
   const fit = fitLine(fitted.map((r) => r.readTokens), fitted.map((r) => r.p50Ms));
-  printTable(sweep.map((r) => ({ "q × o": `${r.questions} × ${r.options}${r.seenBefore ? ", seen" : ""}`, state: r.stateTokens, pairs: r.pairs, "read tokens": r.readTokens, n: r.requests, "p50 ms": r.p50Ms, "p95 ms": r.p95Ms })));
+  printTable(sweep.map((r) => ({ "q × o": `${r.questions} × ${r.options}${r.seenBefore ? ", seen" : ""}${r.shortLabels ? ", short labels" : ""}`, state: r.stateTokens, pairs: r.pairs, "read tokens": r.readTokens, n: r.requests, "p50 ms": r.p50Ms, "p95 ms": r.p95Ms })));
   console.log(`\nfit: time ≈ ${round(fit.a)} ms + ${round(fit.b, 4)} ms × read tokens (r² ${round(fit.r2, 3)})`);
   console.log(`RSS after load: ${round(rssLoadedMiB, 1)} MiB; peak ${round(process.resourceUsage().maxRSS / 1024, 1)} MiB; load ${round(loadMs)} ms`);
   writeResult("model-latency", m, {

