@@ -7,7 +7,15 @@ Outputs: --out/onnx/scorer.onnx and onnx/state.onnx, --out/scorer.json (ordinal 
 the temperatures also into --out/calibration.json (its default_min_confidence kept) and the spread into --out/model.json.
 Seed 23 (--seed). Warm-up 200 steps, then a cosine over the run, whose progress is the larger of steps done / steps
 planned and minutes spent / --max-minutes. CPU, 2 threads (AMD EPYC): about 0.6 s per step of 32, 2,896 steps per epoch of the 66,796 training
-examples (1.5 epochs: 43 minutes; see SOURCE.md); a CUDA device is used when present (--device).
+examples (1.5 epochs: 43 minutes; see SOURCE.md); 2 Intel Xeon cores: 0.62 s (3,709 steps of run Y's 92,834 examples in
+40 minutes); a CUDA device is used when present (--device).
+
+With --encoder-top N (1 or 2) the encoder's top N layers train too, started from the served ones (--layers,
+layers_from_onnx.py): each text's states above layer 12 - N are computed again from its cached states below them, so
+no pass runs through the frozen layers (1.65 s a step on those Intel cores with N = 2, evaluations aside; about 80
+minutes an epoch). Such a run writes no ONNX: at each best checkpoint it writes a run folder (--run: every layer's
+difference from the image's, the served ones below, and the scorer) that scripts/train/candidate.sh builds, puts the
+served integer layers back below (keep_layers.py) and judges.
 """
 import argparse
 import json
