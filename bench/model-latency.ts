@@ -71,8 +71,9 @@ function body(questions: number, options: number, stateTokens: number, repeated 
   for (let i = 0; parts.join(" ").length < stateTokens * 4.2; i++) parts.push(SENTENCES[i % SENTENCES.length]);
   const qs: Record<string, unknown> = {};
   for (let q = 0; q < questions; q++) {
-    const criteria: Record<string, string | null> = short ? shortLabels(options) : {};
-    if (!short) for (let o = 0; o < options; o++) criteria[`option_${o}_${nonce}`] = `answer number ${o} for case ${nonce} question ${q}`;
+    const criteria: Record<string, string | null> = short
+      ? shortLabels(options)
+      : Object.fromEntries(Array.from({ length: options }, (_, o) => [`option_${o}_${nonce}`, `answer number ${o} for case ${nonce} question ${q}`]));
     qs[`q${q}`] = { type: "choice", instructions: `Which answer fits case ${nonce} best, for question ${q}?`, criteria };
   }
   return { model: "svc-latest", state: parts.join(" "), questions: qs };

@@ -22,6 +22,12 @@ def _replace(path, write):
     os.replace(tmp, path)
 
 
+def run_args(args):
+    """A run's arguments (a dict) as tuned.json and scorer.json keep them: paths by file name only, so no file of a
+    run names the machine that trained it."""
+    return {k: os.path.basename(v) if isinstance(v, str) and os.sep in v else v for k, v in args.items()}
+
+
 def write_run(out, deltas, scorer_state, info):
     """deltas: each layer tensor's name ("layers.<i>. ...") -> its float16 difference; scorer_state: name -> float32
     CPU tensor; info: tuned.json's content."""

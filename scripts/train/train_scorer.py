@@ -12,8 +12,8 @@ examples (1.5 epochs: 43 minutes; see SOURCE.md); 2 Intel Xeon cores: 0.62 s (3,
 
 With --encoder-top N (1 or 2) the encoder's top N layers train too, started from the served ones (--layers,
 layers_from_onnx.py): each text's states above layer 12 - N are computed again from its cached states below them, so
-no pass runs through the frozen layers (1.65 s a step on those Intel cores with N = 2, evaluations aside; about 80
-minutes an epoch). Such a run writes no ONNX: at each best checkpoint it writes a run folder (--run: every layer's
+no pass runs through the frozen layers (on those Intel cores with N = 2, 1.2-1.35 s a step between evaluations and
+about a minute for each of the six: run Z did 1,800 steps in 41 minutes; an epoch of 3,709 steps about 85 minutes). Such a run writes no ONNX: at each best checkpoint it writes a run folder (--run: every layer's
 difference from the image's, the served ones below, and the scorer) that scripts/train/candidate.sh builds, puts the
 served integer layers back below (keep_layers.py) and judges.
 """
@@ -31,11 +31,11 @@ import torch
 
 from feats import Feats
 from batching import batches as grouped, collate as collate_on, fit_temperature, split_examples
-from scorer import TYPES, Scorer, export_onnx
+from scorer import TYPES, Scorer, depth, export_onnx
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "base"))
 from e5_torch import load_base  # noqa: E402
-from run_files import write_run  # noqa: E402
+from run_files import run_args, write_run  # noqa: E402
 
 p = argparse.ArgumentParser()
 p.add_argument("--examples", default="training/build/examples.jsonl")
@@ -99,7 +99,7 @@ for blk, layer in zip(model.blocks, e5.layers[-2:]):
     blk.load_e5(layer)
 image_layers = {k: v.detach().clone() for k, v in e5.named_parameters() if k.startswith("layers.")}
 del e5
-top = None  # with --encoder-top: the encoder's trained top layers, and every layer's difference from the image's
+top = None  # with --encoder-top: the encoder's trained top layers (from layer `first` on), every layer's difference from the image's
 if a.encoder_top:
     served, _ = load_base(a.base, a.layers)
     served_deltas = {k: (v.detach() - image_layers[k]) for k, v in served.named_parameters() if k.startswith("layers.")}
@@ -116,8 +116,7 @@ def refresh(X, m):
     L = X.shape[-2]
     x, mm = X.reshape(-1, L, X.shape[-1]), m.reshape(-1, L)
     bias = ((1.0 - mm.float()) * -1e9)[:, None, None, :]
-    kept = 3 - a.encoder_top
-    outs = [x[..., i * 384 : (i + 1) * 384] for i in range(kept)]
+    outs = [depth(x, i) for i in range(3 - a.encoder_top)]
     h = outs[-1]
     for layer in top:
         h = layer(h, bias)
@@ -179,7 +178,6 @@ def save_run(step, acc, res):
     """The run folder candidate.sh builds from: every layer's difference from the image's (the served ones below
     the trained layers), the scorer, and tuned.json."""
     deltas = dict(served_deltas)
-    first = 12 - a.encoder_top
     for i, layer in enumerate(top):
         for k, v in layer.named_parameters():
             name = f"layers.{first + i}.{k}"
@@ -188,10 +186,9 @@ def save_run(step, acc, res):
     write_run(a.run, deltas, {k: v.detach().float().cpu() for k, v in model.state_dict().items()},
               {"step": step, "dev_accuracy": acc, "dev": {f"{k[0]}/{k[1]}": v for k, v in sorted(res.items())},
                "minutes": round((time.time() - t0) / 60, 2), "encoder_top": a.encoder_top,
-               "args": {k: os.path.basename(v) if isinstance(v, str) and os.sep in v else v for k, v in vars(a).items()}})
+               "args": run_args(vars(a))})
 
 
-t0 = time.time()
 step, best = 0, -1.0
 print(f"{total} steps of {a.batch}", flush=True)
 done = a.export_only
@@ -245,10 +242,8 @@ model.eval().cpu()
 
 export_onnx(model, os.path.join(a.out, "onnx"))
 # the run's arguments, files by name only (no paths of the machine that trained it)
-args = {k: os.path.basename(v) if k in ("examples", "feats", "out", "ckpt", "base", "init") and isinstance(v, str) else v
-        for k, v in ck["args"].items()}
 summary = {"ordinal_spread": float(model.log_spread.exp()), "ordinal_variance": float(model.var_coef.clamp(min=0.0)), "calibration": cal, "dev_accuracy": acc, "step": ck["step"],
-           "dev": {f"{k[0]}/{k[1]}": [v[0], v[1]] for k, v in sorted(res.items())}, "args": args,
+           "dev": {f"{k[0]}/{k[1]}": [v[0], v[1]] for k, v in sorted(res.items())}, "args": run_args(ck["args"]),
            "minutes": round((time.time() - t0) / 60, 1)}
 json.dump(summary, open(os.path.join(a.out, "scorer.json"), "w"), indent=2)
 print(json.dumps(summary, indent=2))

@@ -43,7 +43,7 @@ from e5_torch import add_tuned, build, rows8  # noqa: E402
 from batching import batches as grouped  # noqa: E402
 from scorer import TYPES, Scorer  # noqa: E402
 from texts import cut  # noqa: E402
-from run_files import ENCODER_FILES, write_run  # noqa: E402
+from run_files import ENCODER_FILES, run_args, write_run  # noqa: E402
 
 LANGS = ["en", "es", "pt", "fr", "de", "other"]
 
@@ -200,7 +200,7 @@ def train(a):
                   for k, p in enc.named_parameters() if k in pretrained}
         write_run(a.out, deltas, {k: v.detach().float().cpu() for k, v in scorer.state_dict().items()},
                   {"step": step, "dev_accuracy": acc, "dev": right, "minutes": round((time.time() - t0) / 60, 2),
-                   "args": {k: os.path.basename(v) if isinstance(v, str) and os.sep in v else v for k, v in vars(a).items()}})
+                   "args": run_args(vars(a))})
 
     acc, right = evaluate()
     print(f"dev accuracy before {acc:.4f}", flush=True)
